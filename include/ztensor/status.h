@@ -1,0 +1,98 @@
+// The one error model of zTensor: every fallible function returns a Status or
+// a Result<T>. The same ErrorCode values reach C (ztensor.h), Python
+// (ztensor.ZTensorError subclasses) and the CLI (exit codes), so the numbers
+// are part of the ABI: append, never renumber.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace zt {
+
+enum class ErrorCode : int {
+  ok = 0,
+  io_error = 1,             // open/read/write/fsync/rename failed
+  bad_magic = 2,            // header or footer magic is wrong
+  manifest_too_large = 3,   // manifest size over the 1 GiB cap
+  malformed_manifest = 4,   // CBOR is not well formed, or trailing bytes
+  missing_field = 5,        // a required field is absent
+  wrong_type = 6,           // a field has the wrong CBOR type
+  unknown_dtype = 7,        // storage dtype outside the closed set
+  unknown_format = 8,       // object format this reader cannot decode
+  unknown_encoding = 9,     // component encoding this reader cannot decode
+  misaligned_offset = 10,   // offset not a multiple of 64
+  offset_out_of_range = 11, // offset + length past the data section
+  length_mismatch = 12,     // stored/decoded size disagrees with shape
+  shape_overflow = 13,      // product(shape) * width overflows u64
+  missing_component = 14,   // a component the format requires is absent
+  corrupt_stream = 15,      // compressed or encoded data does not decode
+  digest_mismatch = 16,     // stored bytes do not hash to the digest
+  limit_exceeded = 17,      // a named safety limit was hit
+  unsupported = 18,         // valid but not supported (e.g. digest algo)
+  invalid_argument = 19,    // caller passed bad arguments
+  not_found = 20,           // no object / component with that name
+  invalid_structure = 21,   // sparse/quantized structure is inconsistent
+};
+
+// Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
+const char* error_code_name(ErrorCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return {}; }
+
+  bool ok() const { return code_ == ErrorCode::ok; }
+  ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "digest_mismatch: object 'w' component 'data': ..." style text.
+  std::string to_string() const;
+
+ private:
+  ErrorCode code_ = ErrorCode::ok;
+  std::string message_;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}                 // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}          // NOLINT
+  Result(ErrorCode code, std::string msg) : v_(Status(code, std::move(msg))) {}
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+}  // namespace zt
+
+// Propagate a failing Status / Result from the current function.
+#define ZT_RETURN_IF_ERROR(expr)                  \
+  do {                                            \
+    ::zt::Status zt_status_ = (expr);             \
+    if (!zt_status_.ok()) return zt_status_;      \
+  } while (0)
+
+#define ZT_CONCAT_INNER(a, b) a##b
+#define ZT_CONCAT(a, b) ZT_CONCAT_INNER(a, b)
+#define ZT_ASSIGN_OR_RETURN(lhs, expr) ZT_ASSIGN_OR_RETURN_IMPL(ZT_CONCAT(zt_res_, __LINE__), lhs, expr)
+#define ZT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                             \
+  if (!tmp.ok()) return tmp.status();            \
+  lhs = std::move(tmp).value()

@@ -1,0 +1,66 @@
+// Writing .zt v1.2 files. Objects are streamed to a temporary file beside the
+// destination as they are added (memory does not grow with the file);
+// finish() appends manifest + footer, fsyncs and renames it into place.
+// A Writer destroyed before finish() leaves nothing behind. Output is
+// deterministic: the same calls give byte-identical files.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ztensor/manifest.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+class AtomicFile;
+
+enum class DigestAlgo : uint8_t { none, sha256, crc32c };
+
+struct ComponentSpec {
+  std::string role;
+  DType dtype = DType::u8;
+  LogicalType type = LogicalType::none;
+  std::span<const uint8_t> data;  // little-endian storage elements
+  Encoding encoding = Encoding::raw;
+  int level = 3;                  // zstd level
+  DigestAlgo digest = DigestAlgo::none;
+};
+
+struct ObjectSpec {
+  std::string name;
+  std::vector<uint64_t> shape;
+  std::string format = "dense";
+  Value attributes;  // map or null
+  std::vector<ComponentSpec> components;
+};
+
+class Writer {
+ public:
+  // Errors: io_error when the temporary cannot be created.
+  static Result<std::unique_ptr<Writer>> create(const std::string& path, Value attributes = {});
+  ~Writer();
+
+  // Validates (same rules as the reader) and streams the object's
+  // components to disk. Errors: invalid_argument (duplicate name, wrong
+  // component set), length_mismatch, shape_overflow, and io_error.
+  Status add(const ObjectSpec& object);
+  // Manifest + footer, fsync, atomic rename. Errors: io_error.
+  Status finish();
+  // Drop everything written so far; the destination is untouched.
+  void abort();
+  size_t object_count() const { return manifest_.objects.size(); }
+
+ private:
+  Writer() = default;
+  Status write_component(const ComponentSpec& spec, Component& out);
+  std::unique_ptr<AtomicFile> file_;
+  Manifest manifest_;
+  std::vector<std::string> names_;
+  bool finished_ = false;
+};
+
+}  // namespace zt

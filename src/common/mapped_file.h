@@ -1,0 +1,34 @@
+// Read-only memory mapping of a whole file. Shared by every view handed out,
+// so a numpy array that borrows the bytes keeps the mapping alive.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "ztensor/status.h"
+
+namespace zt {
+
+class MappedFile {
+ public:
+  // Maps `path` read-only. An empty file maps to an empty span.
+  static Result<std::shared_ptr<const MappedFile>> open(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  std::string path_;
+};
+
+}  // namespace zt
