@@ -14,7 +14,9 @@
 
 namespace zt {
 
-enum class Encoding : uint8_t { raw, zstd, z4ai };
+// `unknown` is an encoding this reader cannot decode; the component stays
+// listed (other objects remain readable) and reading it is an error.
+enum class Encoding : uint8_t { raw, zstd, z4ai, unknown };
 const char* encoding_name(Encoding e);
 std::optional<Encoding> encoding_from_name(std::string_view name);
 
@@ -26,6 +28,7 @@ struct Component {
   uint64_t length = 0;  // bytes on disk
   std::optional<uint64_t> uncompressed_length;
   Encoding encoding = Encoding::raw;
+  std::string encoding_text;  // as written (names an unknown encoding)
   std::string digest;   // "sha256:<hex>" / "crc32c:<hex>", "" when absent
   bool big_endian = false;  // v0.1 data_endianness: "big"; swapped on read
 };

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ztensor/manifest.h"
@@ -59,7 +60,7 @@ class Writer {
   Status write_component(const ComponentSpec& spec, Component& out);
   std::unique_ptr<AtomicFile> file_;
   Manifest manifest_;
-  std::vector<std::string> names_;
+  std::unordered_set<std::string> names_;
   bool finished_ = false;
 };
 

@@ -1,0 +1,35 @@
+// The Z4AIMF01 chunked codec: byte planes + zstd per fixed-size chunk,
+// interoperable with the PyPI z4ai `z4ai.chunked` frames (layout in
+// docs/codec.md and the z4ai API reference).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ztensor/status.h"
+
+namespace z4ai::chunked {
+
+inline constexpr uint64_t kDefaultChunkSize = 2097152;  // "chunk_size=2097152"
+inline constexpr int kDefaultLevel = 1;                 // zstd level of this path
+
+struct Options {
+  uint32_t width = 1;                     // element width for the transpose (1..255)
+  int level = kDefaultLevel;              // zstd level
+  unsigned threads = 0;                   // 0 = all cores
+  uint64_t chunk_size = kDefaultChunkSize;  // bytes; rounded down to a multiple of width
+};
+
+// invalid_argument for width 0 or chunk_size 0.
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& options);
+
+// corrupt_stream / length_mismatch / limit_exceeded for malformed frames.
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0);
+
+// Total decoded length, found by walking the chunk headers (no decoding).
+zt::Result<uint64_t> decoded_length(std::span<const uint8_t> frame);
+
+bool is_chunked_frame(std::span<const uint8_t> bytes);
+
+}  // namespace z4ai::chunked

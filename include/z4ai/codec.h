@@ -1,0 +1,102 @@
+// z4ai: lossless compression for model weights (see docs/codec.md for the
+// frame layouts). Every function returns zt::Status / zt::Result and never
+// throws or aborts on malformed frames.
+//
+//   auto frame = z4ai::compress(bytes, {.dtype = "bf16"});
+//   auto back  = z4ai::decompress(frame.value());
+//
+// Output is byte-identical for any `threads` value: chunk boundaries are fixed
+// by the frame, threads only share out the chunks.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ztensor/status.h"
+
+namespace z4ai {
+
+// Element type codes stored in the frame header (append, never renumber).
+enum class DType : uint8_t {
+  opaque = 0,
+  bf16 = 1,
+  fp16 = 2,
+  fp32 = 3,
+  fp64 = 4,
+  f8_e4m3fn = 5,
+  f8_e5m2 = 6,
+  f8_e4m3fnuz = 7,
+  f8_e5m2fnuz = 8,
+  int8 = 9,
+  uint8 = 10,
+  int16 = 11,
+  uint16 = 12,
+  int32 = 13,
+  uint32 = 14,
+  int64 = 15,
+  uint64 = 16,
+  boolean = 17,
+};
+inline constexpr uint8_t kDTypeCount = 18;
+
+// Parses a dtype name or alias ("bf16", "bfloat16", "float32", "f32",
+// "fp8_e4m3", "raw", ...). "" means opaque. invalid_argument if unknown.
+zt::Result<DType> parse_dtype(std::string_view name);
+// Canonical name ("bf16"; "" for opaque).
+const char* dtype_name(DType dtype);
+// Bytes per element (1 for opaque and the fp8 types).
+uint32_t dtype_width(DType dtype);
+// Width of a dtype given by name; invalid_argument if the name is unknown.
+zt::Result<uint32_t> dtype_width(std::string_view name);
+
+enum class Effort : uint8_t {
+  fast = 0,      // Z4AI frame: multi-GB/s decode
+  balanced = 1,  // ZARA frame: adds brotli q9 and adaptive arithmetic coding
+  max = 2,       // ZARA frame: brotli q11 large window, bigger chunks
+};
+zt::Result<Effort> parse_effort(std::string_view name);  // "", "fast", "balanced", "max"
+
+struct CompressOptions {
+  std::string dtype;            // "" = opaque bytes
+  int level = -1;               // zstd level 1..22; -1 = codec default
+  unsigned threads = 0;         // 0 = all cores
+  bool auto_select = true;      // also try plain zstd / byte planes / sparse
+  Effort effort = Effort::fast;
+};
+
+enum class FrameKind : uint8_t { z4ai, zara, chunked, delta };
+
+struct FrameInfo {
+  FrameKind kind;
+  DType dtype;             // opaque for chunked/delta frames
+  uint64_t original_length;
+};
+
+// Hard cap on a frame's declared decoded size (1 TiB).
+inline constexpr uint64_t kMaxFrameOriginalBytes = uint64_t{1} << 40;
+
+// Compresses `data` into a Z4AI (effort fast) or ZARA frame.
+// invalid_argument for an unknown dtype or a bad level; limit_exceeded when
+// data is larger than kMaxFrameOriginalBytes.
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& options);
+
+// Decodes a Z4AI or ZARA frame. corrupt_stream / length_mismatch /
+// limit_exceeded for malformed frames, digest_mismatch when the decoded bytes
+// do not hash to the stored XXH3-64.
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0);
+
+// Same as decompress() but writes into `out`, which must be exactly
+// peek(frame)->original_length bytes (length_mismatch otherwise).
+zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
+
+// Reads the header of any z4ai frame (Z4AI, ZARA, Z4AIMF01, delta) without
+// decoding it. bad_magic if it is none of them.
+zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
+
+// True if `bytes` starts with the magic of any z4ai frame.
+bool is_z4ai_frame(std::span<const uint8_t> bytes);
+
+}  // namespace z4ai

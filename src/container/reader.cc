@@ -1,0 +1,172 @@
+#include "ztensor/reader.h"
+
+#include <cstring>
+
+#include "common/byteswap.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
+#include "container/cbor_decode.h"
+#include "container/digest.h"
+#include "container/limits.h"
+#include "container/manifest_parse.h"
+#include "container/zstd_blob.h"
+
+namespace zt {
+namespace {
+
+uint64_t load_u64_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+bool has_magic(std::span<const uint8_t> at, std::string_view magic) {
+  return at.size() >= magic.size() && std::memcmp(at.data(), magic.data(), magic.size()) == 0;
+}
+
+// An owned, uninitialised buffer (decoded bytes overwrite all of it).
+struct OwnedBytes {
+  std::shared_ptr<uint8_t[]> data;
+  size_t size;
+  explicit OwnedBytes(size_t n) : data(new uint8_t[n ? n : 1]), size(n) {}
+  std::span<uint8_t> span() { return {data.get(), size}; }
+  ComponentBytes as_component() { return ComponentBytes{{data.get(), size}, data, false}; }
+};
+
+}  // namespace
+
+Reader::~Reader() = default;
+
+Result<std::unique_ptr<Reader>> Reader::open(const std::string& path, ReadOptions options) {
+  ZT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+  auto bytes = file->bytes();
+  auto r = open_memory(bytes, std::move(file), options);
+  if (!r.ok()) return Status(r.status().code(), "'" + path + "': " + r.status().message());
+  return r;
+}
+
+Result<std::unique_ptr<Reader>> Reader::open_memory(std::span<const uint8_t> bytes,
+                                                    std::shared_ptr<const void> owner, ReadOptions options) {
+  std::unique_ptr<Reader> r(new Reader());
+  r->bytes_ = bytes;
+  r->owner_ = std::move(owner);
+  ZT_RETURN_IF_ERROR(r->load(options));
+  return r;
+}
+
+Status Reader::load(ReadOptions options) {
+  options_ = options;
+  const uint64_t size = bytes_.size();
+  bool v01 = has_magic(bytes_, limits::kMagicV01);
+  if (!v01 && !has_magic(bytes_, limits::kMagicV1))
+    return Status(ErrorCode::bad_magic, "file does not start with ZTEN1000 (or legacy ZTEN0001)");
+  uint64_t tail = v01 ? limits::kFooterSizeV01 : limits::kFooterSize;
+  if (size < limits::kMagicSize + tail)
+    return Status(ErrorCode::bad_magic, "file of " + std::to_string(size) + " bytes is too short for header and footer (truncated?)");
+  // §4 "The magic footer repeats the header ... so readers can detect truncated files."
+  if (!v01 && !has_magic(bytes_.subspan(size - limits::kMagicSize), limits::kMagicV1))
+    return Status(ErrorCode::bad_magic, "footer magic is not ZTEN1000 (file truncated or not a .zt file)");
+  uint64_t manifest_size = load_u64_le(bytes_.data() + size - tail);
+  // §5 step 4: "If manifest_size > 1 GB, abort".
+  if (manifest_size > limits::kMaxManifestBytes)
+    return Status(ErrorCode::manifest_too_large,
+                  "manifest size " + std::to_string(manifest_size) + " is over the 1 GiB limit");
+  if (manifest_size > size - tail - limits::kMagicSize)
+    return Status(ErrorCode::offset_out_of_range, "manifest size " + std::to_string(manifest_size) +
+                                                      " does not fit in a file of " + std::to_string(size) + " bytes");
+  const uint64_t data_end = size - tail - manifest_size;
+  ZT_ASSIGN_OR_RETURN(Value root, cbor_decode(bytes_.subspan(data_end, manifest_size), "manifest"));
+  ZT_ASSIGN_OR_RETURN(ParsedManifest pm, v01 ? parse_manifest_v01(root) : parse_manifest_v1(root));
+  manifest_ = std::move(pm.manifest);
+  index_.reserve(manifest_.objects.size());
+  for (size_t i = 0; i < manifest_.objects.size(); ++i) {
+    const Object& o = manifest_.objects[i];
+    ZT_RETURN_IF_ERROR(validate_object(o, data_end, pm.rules));
+    if (!index_.emplace(o.name, i).second)
+      return Status(ErrorCode::malformed_manifest, "object '" + o.name + "' appears twice in the manifest");
+  }
+  return Status::Ok();
+}
+
+const Object* Reader::find(std::string_view name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+}
+
+std::span<const uint8_t> Reader::stored_bytes(const Component& c) const {
+  return bytes_.subspan(c.offset, c.length);  // bounds checked on open
+}
+
+Result<ComponentBytes> Reader::read_component(std::string_view name, std::string_view role) const {
+  const Object* o = find(name);
+  if (!o) return Status(ErrorCode::not_found, "no object named '" + std::string(name) + "'");
+  return read_component(*o, role);
+}
+
+Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
+  const Component* c = o.find(role);
+  if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
+  const std::string ctx = describe(o, std::string(role));
+  auto stored = stored_bytes(*c);
+  if (options_.verify_on_read && !c->digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c->digest, stored, ctx));
+  const size_t width = dtype_width(c->dtype);
+
+  if (c->encoding == Encoding::raw) {
+    if (!c->big_endian || width == 1) return ComponentBytes{stored, owner_, true};
+    OwnedBytes out(stored.size());
+    std::memcpy(out.data.get(), stored.data(), stored.size());
+    byteswap_elements(out.data.get(), out.size, width);
+    return out.as_component();
+  }
+  if (c->encoding != Encoding::zstd)
+    return Status(ErrorCode::unknown_encoding, ctx + ": encoding '" + c->encoding_text + "' is not supported by this reader");
+
+  uint64_t decoded;
+  if (c->uncompressed_length) {
+    decoded = *c->uncompressed_length;  // capped on open
+  } else {
+    // Legacy blob without uncompressed_length: a dense object's size is
+    // fixed by its shape; otherwise trust the frame header under the cap.
+    std::optional<uint64_t> expected;
+    if (o.format == "dense" && role == "data") {
+      auto n = checked_product(o.shape);
+      auto w = n ? checked_mul(*n, width * logical_type_ratio(c->type)) : std::nullopt;
+      if (!w) return Status(ErrorCode::shape_overflow, ctx + ": product(shape) * width overflows u64");
+      expected = *w;
+    }
+    uint64_t cap = expected.value_or(limits::kMaxUncompressedBytes);
+    if (auto bound = checked_mul(c->length, limits::kMaxZstdExpansion); bound)
+      cap = std::min(cap, *bound + limits::kZstdExpansionSlack);
+    if (expected && *expected > cap)
+      return Status(ErrorCode::limit_exceeded, ctx + ": shape implies " + std::to_string(*expected) +
+                                                   " bytes, implausible for " + std::to_string(c->length) + " stored bytes");
+    if (expected) {
+      decoded = *expected;
+    } else {
+      ZT_ASSIGN_OR_RETURN(decoded, zstd_decoded_size(stored, cap, ctx));
+    }
+  }
+  if (decoded > SIZE_MAX) return Status(ErrorCode::limit_exceeded, ctx + ": decoded size does not fit in memory");
+  OwnedBytes out(static_cast<size_t>(decoded));
+  ZT_RETURN_IF_ERROR(zstd_decode_exact(stored, out.span(), ctx));
+  if (c->big_endian) byteswap_elements(out.data.get(), out.size, width);
+  return out.as_component();
+}
+
+Status Reader::verify_object(const Object& o) const {
+  for (const auto& [role, c] : o.components) {
+    if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored_bytes(c), describe(o, role)));
+    if (c.encoding != Encoding::raw) {
+      auto r = read_component(o, role);  // proves the stream decodes to its declared size
+      if (!r.ok()) return r.status();
+    }
+  }
+  return Status::Ok();
+}
+
+Status Reader::verify() const {
+  for (const auto& o : manifest_.objects) ZT_RETURN_IF_ERROR(verify_object(o));
+  return Status::Ok();
+}
+
+}  // namespace zt

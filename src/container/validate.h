@@ -1,0 +1,38 @@
+// The structural rules every object must satisfy before any of its bytes are
+// handed out. Shared by the reader (hostile files) and the writer (so we
+// never write a file we would refuse).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ztensor/manifest.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+struct ValidationRules {
+  // v1.2 §3: "All index components ... MUST use dtype: "u64"". v1.1 files
+  // may use narrower integer indices.
+  bool require_u64_indices = true;
+  // v1.2 §1: uncompressed_length "Required when encoding is "zstd"".
+  bool require_uncompressed_length = true;
+};
+
+// "object 'w' component 'data'" for messages.
+std::string describe(const Object& o, const std::string& role = "");
+
+// Element count of the logical shape; shape_overflow on u64 overflow.
+Result<uint64_t> element_count(const Object& o);
+
+// Decoded byte length of a component when the manifest states it (raw:
+// length; zstd/z4ai: uncompressed_length); nullopt when unknown.
+std::optional<uint64_t> decoded_length(const Component& c);
+
+// Checks one object: rank, alignment, bounds within [kMagicSize, data_end),
+// storage/logical type agreement, compressed-size caps, the components its
+// format requires and their sizes. Unknown formats get the per-component
+// checks only.
+Status validate_object(const Object& o, uint64_t data_end, const ValidationRules& rules);
+
+}  // namespace zt

@@ -1,0 +1,145 @@
+#include "ztensor/writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "common/atomic_file.h"
+#include "common/byteswap.h"
+#include "common/checked_math.h"
+#include "container/digest.h"
+#include "container/limits.h"
+#include "container/manifest_encode.h"
+#include "container/validate.h"
+#include "container/zstd_blob.h"
+
+namespace zt {
+namespace {
+
+// The provisional model of an object before its blobs are written, so the
+// writer runs the reader's own rules and never writes a file it would refuse.
+Object provisional(const ObjectSpec& spec) {
+  Object o;
+  o.name = spec.name;
+  o.shape = spec.shape;
+  o.format = spec.format;
+  o.attributes = spec.attributes;
+  for (const auto& cs : spec.components) {
+    Component c;
+    c.dtype = cs.dtype;
+    c.type = cs.type;
+    c.offset = limits::kAlignment;
+    c.length = cs.data.size();
+    c.encoding = Encoding::raw;  // sizes are checked on the decoded bytes
+    o.components.emplace_back(cs.role, c);
+  }
+  return o;
+}
+
+// Little-endian bytes of `data`: the identity on little-endian hosts.
+// §4 "Writers on big-endian hosts MUST byte-swap before writing."
+template <class F>
+Status with_le_bytes(std::span<const uint8_t> data, size_t width, F&& use) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return use(data);
+  } else {
+    std::vector<uint8_t> swapped(data.begin(), data.end());
+    byteswap_elements(swapped.data(), swapped.size(), width);
+    return use(std::span<const uint8_t>(swapped));
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, Value attributes) {
+  if (!attributes.is_null() && !attributes.is_map())
+    return Status(ErrorCode::invalid_argument, "file attributes must be a map");
+  std::unique_ptr<Writer> w(new Writer());
+  ZT_ASSIGN_OR_RETURN(w->file_, AtomicFile::create(path));
+  w->manifest_.version = kWriterVersion;
+  w->manifest_.attributes = std::move(attributes);
+  ZT_RETURN_IF_ERROR(w->file_->write(
+      {reinterpret_cast<const uint8_t*>(limits::kMagicV1.data()), limits::kMagicV1.size()}));
+  return w;
+}
+
+Writer::~Writer() { abort(); }
+
+void Writer::abort() {
+  if (file_) file_->abort();
+  file_.reset();
+}
+
+Status Writer::write_component(const ComponentSpec& spec, Component& out) {
+  const std::string ctx = "component '" + spec.role + "'";
+  uint64_t pos = file_->position();
+  ZT_RETURN_IF_ERROR(file_->write_zeros(align_up(pos, limits::kAlignment) - pos));  // §4 padding is 0x00
+  out.offset = file_->position();
+  out.dtype = spec.dtype;
+  out.type = spec.type;
+  out.encoding = spec.encoding;
+  DigestBuilder digest(spec.digest);
+  auto sink = [&](std::span<const uint8_t> piece) {
+    digest.update(piece);
+    return file_->write(piece);
+  };
+  ZT_RETURN_IF_ERROR(with_le_bytes(spec.data, dtype_width(spec.dtype), [&](std::span<const uint8_t> le) {
+    switch (spec.encoding) {
+      case Encoding::raw: return sink(le);
+      case Encoding::zstd: return zstd_encode_stream(le, spec.level, sink, ctx);
+      default:
+        return Status(ErrorCode::unknown_encoding,
+                      ctx + ": encoding '" + encoding_name(spec.encoding) + "' cannot be written by this build");
+    }
+  }));
+  out.length = file_->position() - out.offset;
+  if (spec.encoding != Encoding::raw) out.uncompressed_length = spec.data.size();
+  out.digest = digest.finish();
+  return Status::Ok();
+}
+
+Status Writer::add(const ObjectSpec& spec) {
+  if (!file_) return Status(ErrorCode::invalid_argument, "writer is closed");
+  if (spec.name.empty()) return Status(ErrorCode::invalid_argument, "object name must not be empty");
+  if (names_.count(spec.name))
+    return Status(ErrorCode::invalid_argument, "object '" + spec.name + "' was already added");
+  if (!spec.attributes.is_null() && !spec.attributes.is_map())
+    return Status(ErrorCode::invalid_argument, "object '" + spec.name + "': attributes must be a map");
+  if (spec.components.empty())
+    return Status(ErrorCode::invalid_argument, "object '" + spec.name + "' has no components");
+  for (size_t i = 0; i < spec.components.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.components[i].role == spec.components[j].role)
+        return Status(ErrorCode::invalid_argument,
+                      "object '" + spec.name + "': component '" + spec.components[i].role + "' given twice");
+  Object o = provisional(spec);
+  ZT_RETURN_IF_ERROR(validate_object(o, UINT64_MAX, ValidationRules{}));
+  for (size_t i = 0; i < spec.components.size(); ++i) {
+    Status s = write_component(spec.components[i], o.components[i].second);
+    if (!s.ok()) {
+      abort();  // a partly written blob would break the zero-padding rule
+      return Status(s.code(), "object '" + spec.name + "' " + s.message());
+    }
+  }
+  names_.insert(spec.name);
+  manifest_.objects.push_back(std::move(o));
+  return Status::Ok();
+}
+
+Status Writer::finish() {
+  if (!file_) return Status(ErrorCode::invalid_argument, "writer is closed");
+  std::vector<uint8_t> manifest = encode_manifest(manifest_);
+  uint8_t footer[limits::kFooterSize];
+  uint64_t n = manifest.size();
+  for (int i = 0; i < 8; ++i) footer[i] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(footer + 8, limits::kMagicV1.data(), 8);
+  Status s = file_->write(manifest);
+  if (s.ok()) s = file_->write({footer, sizeof footer});
+  if (s.ok()) s = file_->commit();
+  file_.reset();
+  finished_ = s.ok();
+  return s;
+}
+
+}  // namespace zt
