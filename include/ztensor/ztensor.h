@@ -1,0 +1,124 @@
+/* zTensor C API: read and write .zt files from C or any FFI.
+ *
+ * Every function that can fail returns an int error code: ZT_OK (0) on
+ * success, otherwise one of ZT_E_* (the same numbers as zt::ErrorCode in
+ * C++ and the `.code` of Python's ZTensorError). After a failure,
+ * zt_last_error() returns a message naming the object, the component and
+ * the rule; it is per thread and valid until the next call on that thread.
+ * Handles are opaque; a reader may be used from many threads at once, a
+ * writer from one thread at a time. */
+#ifndef ZTENSOR_H_
+#define ZTENSOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  ZT_OK = 0,
+  ZT_E_IO = 1,
+  ZT_E_BAD_MAGIC = 2,
+  ZT_E_MANIFEST_TOO_LARGE = 3,
+  ZT_E_MALFORMED_MANIFEST = 4,
+  ZT_E_MISSING_FIELD = 5,
+  ZT_E_WRONG_TYPE = 6,
+  ZT_E_UNKNOWN_DTYPE = 7,
+  ZT_E_UNKNOWN_FORMAT = 8,
+  ZT_E_UNKNOWN_ENCODING = 9,
+  ZT_E_MISALIGNED_OFFSET = 10,
+  ZT_E_OFFSET_OUT_OF_RANGE = 11,
+  ZT_E_LENGTH_MISMATCH = 12,
+  ZT_E_SHAPE_OVERFLOW = 13,
+  ZT_E_MISSING_COMPONENT = 14,
+  ZT_E_CORRUPT_STREAM = 15,
+  ZT_E_DIGEST_MISMATCH = 16,
+  ZT_E_LIMIT_EXCEEDED = 17,
+  ZT_E_UNSUPPORTED = 18,
+  ZT_E_INVALID_ARGUMENT = 19,
+  ZT_E_NOT_FOUND = 20,
+  ZT_E_INVALID_STRUCTURE = 21
+};
+
+typedef struct zt_reader zt_reader;
+typedef struct zt_writer zt_writer;
+typedef struct zt_buffer zt_buffer; /* keeps decoded bytes alive */
+
+/* Message of the last failure on this thread ("" if none). */
+const char* zt_last_error(void);
+/* Stable name of a code, e.g. "digest_mismatch". */
+const char* zt_error_name(int code);
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* Opens and validates a .zt file (v1.2, v1.1 or v0.1). verify_on_read != 0
+ * checks each component's digest when it is read. */
+int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
+void zt_reader_close(zt_reader* reader);
+/* Manifest version string, e.g. "1.2.0". */
+const char* zt_reader_version(const zt_reader* reader);
+size_t zt_reader_count(const zt_reader* reader);
+/* Name of the i-th object in file order; NULL when out of range. */
+const char* zt_reader_name(const zt_reader* reader, size_t index);
+
+typedef struct {
+  const char* format;     /* "dense", "sparse_csr", ... */
+  size_t ndim;
+  const uint64_t* shape;  /* ndim entries, owned by the reader */
+  size_t num_components;
+} zt_object_info;
+
+typedef struct {
+  const char* role;
+  const char* dtype;      /* storage dtype, e.g. "f32" */
+  const char* type;       /* logical type or "" */
+  const char* encoding;   /* "raw", "zstd", ... */
+  const char* digest;     /* "" when absent */
+  uint64_t offset;
+  uint64_t length;        /* bytes on disk */
+  uint64_t uncompressed_length; /* 0 when absent */
+} zt_component_info;
+
+int zt_reader_object(const zt_reader* reader, const char* name, zt_object_info* out);
+/* The index-th component of an object (0 <= index < num_components). */
+int zt_reader_component(const zt_reader* reader, const char* name, size_t index, zt_component_info* out);
+/* Decoded little-endian storage bytes of a component. Raw data is a
+ * zero-copy view of the mapping. *keepalive must be released with
+ * zt_buffer_free once *data is no longer used (it may outlive the reader). */
+int zt_reader_read(const zt_reader* reader, const char* name, const char* role, const void** data,
+                   uint64_t* length, zt_buffer** keepalive);
+void zt_buffer_free(zt_buffer* buffer);
+/* Checks every digest and decodes every encoded component. */
+int zt_reader_verify(const zt_reader* reader);
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* Starts a file; nothing appears at `path` until zt_writer_finish. */
+int zt_writer_create(const char* path, zt_writer** out);
+
+typedef struct {
+  const char* role;      /* "data", "values", ... */
+  const char* dtype;     /* storage dtype name */
+  const char* type;      /* logical type name or NULL */
+  const void* data;
+  uint64_t length;       /* bytes */
+} zt_component_input;
+
+/* Adds one object. encoding: "raw" or "zstd" (level used for zstd);
+ * digest: NULL, "sha256" or "crc32c". */
+int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape, size_t ndim,
+                  const zt_component_input* components, size_t num_components, const char* encoding, int level,
+                  const char* digest);
+/* Writes manifest and footer and publishes the file atomically. The handle
+ * must still be released with zt_writer_free. */
+int zt_writer_finish(zt_writer* writer);
+/* Frees the handle; an unfinished file is discarded. */
+void zt_writer_free(zt_writer* writer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZTENSOR_H_ */

@@ -1,0 +1,100 @@
+// Hostile Z4AI frames: each defect must give its error, never a crash.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "test_data.h"
+#include "z4ai/codec.h"
+
+namespace z4ai {
+namespace {
+
+std::vector<uint8_t> sample_frame(Effort effort = Effort::fast) {
+  auto data = testing::gaussian_bf16(20'000);
+  CompressOptions o;
+  o.dtype = "bf16";
+  o.effort = effort;
+  return compress(data, o).value();
+}
+
+void put64(std::vector<uint8_t>& f, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) f[at + i] = uint8_t(v >> (8 * i));
+}
+
+TEST(Z4aiMalformed, EveryTruncationIsRejected) {
+  auto frame = sample_frame();
+  for (size_t len = 0; len < frame.size(); ++len) {
+    auto r = decompress(std::span<const uint8_t>(frame.data(), len));
+    EXPECT_FALSE(r.ok()) << "truncated to " << len;
+  }
+}
+
+TEST(Z4aiMalformed, EveryBitFlipIsRejectedOrDigestCaught) {
+  for (Effort e : {Effort::fast, Effort::balanced}) {
+    auto frame = sample_frame(e);
+    for (size_t i = 0; i < frame.size(); i += (i < 64 ? 1 : 7)) {
+      auto bad = frame;
+      bad[i] ^= uint8_t(1u << (i % 8));
+      auto r = decompress(bad);
+      EXPECT_FALSE(r.ok()) << "flip at " << i;
+    }
+  }
+}
+
+TEST(Z4aiMalformed, BadMagicVersionAndReserved) {
+  auto frame = sample_frame();
+  auto bad = frame;
+  bad[0] = 'X';
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::bad_magic);
+  bad = frame;
+  bad[4] = 9;
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::unsupported);
+  bad = frame;
+  bad[7] = 1;
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::corrupt_stream);
+  bad = frame;
+  bad[5] = 200;  // dtype code
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::corrupt_stream);
+}
+
+TEST(Z4aiMalformed, DeclaredLengthOverLimitOrChunkTable) {
+  auto frame = sample_frame();
+  auto bad = frame;
+  put64(bad, 8, kMaxFrameOriginalBytes + 1);
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::limit_exceeded);
+  bad = frame;
+  put64(bad, 8, uint64_t(1) << 39);  // more than the chunk table can produce
+  EXPECT_EQ(decompress(bad).status().code(), zt::ErrorCode::length_mismatch);
+  bad = frame;
+  put64(bad, 8, 40'001);  // one byte more: same chunk count, chunk decodes short
+  EXPECT_FALSE(decompress(bad).ok());
+}
+
+TEST(Z4aiMalformed, ChecksumMismatchIsDigestError) {
+  auto frame = sample_frame();
+  frame[16] ^= 0xFF;
+  EXPECT_EQ(decompress(frame).status().code(), zt::ErrorCode::digest_mismatch);
+}
+
+TEST(Z4aiMalformed, TrailingGarbageIsRejected) {
+  auto frame = sample_frame();
+  frame.push_back(0);
+  EXPECT_EQ(decompress(frame).status().code(), zt::ErrorCode::corrupt_stream);
+}
+
+TEST(Z4aiMalformed, ContextCodersAreRejectedInZ4aiFrames) {
+  auto frame = sample_frame(Effort::max);
+  frame[0] = 'Z', frame[1] = '4', frame[2] = 'A', frame[3] = 'I';
+  auto r = decompress(frame);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Z4aiMalformed, RandomGarbageAfterValidHeader) {
+  auto frame = sample_frame();
+  auto noise = testing::random_bytes(frame.size() - 32, 99);
+  std::copy(noise.begin(), noise.end(), frame.begin() + 32);
+  EXPECT_FALSE(decompress(frame).ok());
+}
+
+}  // namespace
+}  // namespace z4ai

@@ -1,0 +1,38 @@
+// Deterministic test buffers shaped like model weights.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace z4ai::testing {
+
+inline std::vector<uint8_t> gaussian_fp32(size_t n, uint32_t seed = 1, float sigma = 0.02f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, sigma);
+  std::vector<uint8_t> out(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    float f = dist(rng);
+    std::memcpy(&out[i * 4], &f, 4);
+  }
+  return out;
+}
+
+// bf16 = top half of fp32 (truncation is enough for tests).
+inline std::vector<uint8_t> gaussian_bf16(size_t n, uint32_t seed = 1) {
+  auto f = gaussian_fp32(n, seed);
+  std::vector<uint8_t> out(n * 2);
+  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i * 2], &f[i * 4 + 2], 2);
+  return out;
+}
+
+inline std::vector<uint8_t> random_bytes(size_t n, uint32_t seed = 7) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> out(n);
+  for (auto& b : out) b = uint8_t(rng());
+  return out;
+}
+
+}  // namespace z4ai::testing

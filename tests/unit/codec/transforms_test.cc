@@ -1,0 +1,93 @@
+// The field split and byte planes must be exact bijections for every bit
+// pattern, including NaNs, infinities and subnormals.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "codec/sparse_path.h"
+#include "codec/transforms.h"
+#include "test_data.h"
+
+namespace z4ai::detail {
+namespace {
+
+std::vector<uint8_t> round_trip(Transform t, DType d, const std::vector<uint8_t>& src) {
+  size_t n = src.size() / dtype_width(d);
+  uint32_t k = stream_count(t, d);
+  std::vector<std::vector<uint8_t>> s(k, std::vector<uint8_t>(stream_length(t, d, n)));
+  std::vector<uint8_t*> w(k);
+  std::vector<const uint8_t*> r(k);
+  for (uint32_t i = 0; i < k; ++i) r[i] = w[i] = s[i].data();
+  forward_transform(t, d, src.data(), n, w.data());
+  std::vector<uint8_t> back(src.size());
+  inverse_transform(t, d, r.data(), n, back.data());
+  return back;
+}
+
+TEST(FieldSplit, EveryBf16AndFp16PatternRoundTrips) {
+  std::vector<uint8_t> all(65536 * 2);
+  for (uint32_t v = 0; v < 65536; ++v) {
+    all[2 * v] = uint8_t(v);
+    all[2 * v + 1] = uint8_t(v >> 8);
+  }
+  EXPECT_EQ(round_trip(Transform::field_split, DType::bf16, all), all);
+  EXPECT_EQ(round_trip(Transform::field_split, DType::fp16, all), all);
+}
+
+TEST(FieldSplit, EveryFp8PatternRoundTrips) {
+  std::vector<uint8_t> all(256);
+  for (int v = 0; v < 256; ++v) all[v] = uint8_t(v);
+  for (DType d : {DType::f8_e4m3fn, DType::f8_e5m2, DType::f8_e4m3fnuz, DType::f8_e5m2fnuz})
+    EXPECT_EQ(round_trip(Transform::field_split, d, all), all) << dtype_name(d);
+}
+
+TEST(FieldSplit, RandomFp32AndFp64BitsRoundTrip) {
+  auto bytes = z4ai::testing::random_bytes(8 * 10007);
+  EXPECT_EQ(round_trip(Transform::field_split, DType::fp32, bytes), bytes);
+  EXPECT_EQ(round_trip(Transform::field_split, DType::fp64, bytes), bytes);
+}
+
+TEST(FieldSplit, Bf16ExponentStreamHoldsTheExponent) {
+  // 1.0f in bf16 is 0x3F80: exponent 127, sign 0, mantissa 0.
+  std::vector<uint8_t> one = {0x80, 0x3F};
+  uint8_t e = 0, sm = 0;
+  uint8_t* s[2] = {&e, &sm};
+  field_split(DType::bf16, one.data(), 1, s);
+  EXPECT_EQ(e, 127);
+  EXPECT_EQ(sm, 0);
+}
+
+TEST(BytePlanes, OddWidthsRoundTrip) {
+  auto bytes = z4ai::testing::random_bytes(3 * 8 * 101);
+  for (DType d : {DType::int16, DType::int32, DType::int64, DType::uint8})
+    EXPECT_EQ(round_trip(Transform::byte_planes, d, bytes), bytes);
+  std::vector<uint8_t> planes_in = z4ai::testing::random_bytes(3 * 50);
+  std::vector<std::vector<uint8_t>> p(3, std::vector<uint8_t>(50));
+  uint8_t* w[3] = {p[0].data(), p[1].data(), p[2].data()};
+  const uint8_t* r[3] = {p[0].data(), p[1].data(), p[2].data()};
+  split_planes(planes_in.data(), 50, 3, w);
+  EXPECT_EQ(p[1][0], planes_in[1]);
+  std::vector<uint8_t> back(150);
+  join_planes(r, 50, 3, back.data());
+  EXPECT_EQ(back, planes_in);
+}
+
+TEST(SparsePath, PackUnpackRoundTripsAndRejectsStrayBits) {
+  std::vector<uint8_t> src(4 * 13, 0);
+  src[4 * 2] = 1;
+  src[4 * 12 + 3] = 9;
+  std::vector<uint8_t> bitmap(bitmap_bytes(13)), packed(src.size());
+  EXPECT_EQ(sparse_pack(src.data(), 13, 4, bitmap.data(), packed.data()), 2u);
+  size_t count = 0;
+  ASSERT_TRUE(bitmap_popcount(bitmap.data(), 13, count));
+  EXPECT_EQ(count, 2u);
+  std::vector<uint8_t> back(src.size(), 0xAA);
+  sparse_unpack(bitmap.data(), packed.data(), 13, 4, back.data());
+  EXPECT_EQ(back, src);
+  bitmap[1] |= 0x80;  // bit 15 is past element 12
+  EXPECT_FALSE(bitmap_popcount(bitmap.data(), 13, count));
+}
+
+}  // namespace
+}  // namespace z4ai::detail
