@@ -3,6 +3,8 @@
 #include <cbor.h>
 
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "container/limits.h"
@@ -53,6 +55,20 @@ struct Builder {
     return count_item();
   }
 
+  // RFC 8949 §5.6: a map with duplicate keys is not valid; accepting one
+  // would let two readers see different manifests in the same bytes.
+  bool has_duplicate_text_key(const Value& map) {
+    const auto& entries = map.as_map();
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(entries.size());
+    for (const auto& [k, v] : entries)
+      if (k.is_text() && !seen.insert(k.as_string()).second) {
+        fail(ErrorCode::malformed_manifest, "map has the key '" + k.as_string() + "' twice");
+        return true;
+      }
+    return false;
+  }
+
   // Attach a finished value to its parent, closing definite containers whose
   // last item it was.
   void emit(Value v) {
@@ -75,6 +91,7 @@ struct Builder {
       }
       if (top.indefinite) return;
       if (--top.remaining > 0) return;
+      if (top.is_map && has_duplicate_text_key(top.container)) return;
       v = std::move(top.container);
       stack.pop_back();
     }
@@ -143,6 +160,7 @@ struct Builder {
     if (stack.empty() || !stack.back().indefinite)
       return fail(ErrorCode::malformed_manifest, "unexpected break code");
     if (stack.back().key) return fail(ErrorCode::malformed_manifest, "map ends after a key with no value");
+    if (stack.back().is_map && has_duplicate_text_key(stack.back().container)) return;
     Value v = std::move(stack.back().container);
     stack.pop_back();
     emit(std::move(v));

@@ -72,7 +72,7 @@ Status Reader::load(ReadOptions options) {
     return Status(ErrorCode::manifest_too_large,
                   "manifest size " + std::to_string(manifest_size) + " is over the 1 GiB limit");
   if (manifest_size > size - tail - limits::kMagicSize)
-    return Status(ErrorCode::offset_out_of_range, "manifest size " + std::to_string(manifest_size) +
+    return Status(ErrorCode::malformed_manifest, "manifest size " + std::to_string(manifest_size) +
                                                       " does not fit in a file of " + std::to_string(size) + " bytes");
   const uint64_t data_end = size - tail - manifest_size;
   ZT_ASSIGN_OR_RETURN(Value root, cbor_decode(bytes_.subspan(data_end, manifest_size), "manifest"));
