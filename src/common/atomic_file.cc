@@ -58,6 +58,7 @@ Status AtomicFile::flush() {
 
 Status AtomicFile::write(std::span<const uint8_t> bytes) {
   if (fd_ < 0) return Status(ErrorCode::invalid_argument, "write to a closed file '" + dest_ + "'");
+  if (bytes.empty()) return Status::Ok();  // an empty span may carry a null pointer
   position_ += bytes.size();
   if (buf_used_ + bytes.size() <= kBufSize) {
     std::memcpy(buf_.get() + buf_used_, bytes.data(), bytes.size());
