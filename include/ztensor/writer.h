@@ -27,7 +27,8 @@ struct ComponentSpec {
   LogicalType type = LogicalType::none;
   std::span<const uint8_t> data;  // little-endian storage elements
   Encoding encoding = Encoding::raw;
-  int level = 3;                  // zstd level
+  int level = 3;                  // zstd level (z4ai: its zstd level, -1 = codec default)
+  uint8_t effort = 0;             // z4ai: 0 default (fast), 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
 };
 

@@ -10,6 +10,7 @@
 #include "container/limits.h"
 #include "container/manifest_parse.h"
 #include "container/zstd_blob.h"
+#include "ztensor/blob_codec.h"
 
 namespace zt {
 namespace {
@@ -118,8 +119,15 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
     byteswap_elements(out.data.get(), out.size, width);
     return out.as_component();
   }
-  if (c->encoding != Encoding::zstd)
-    return Status(ErrorCode::unknown_encoding, ctx + ": encoding '" + c->encoding_text + "' is not supported by this reader");
+  std::shared_ptr<const BlobCodec> codec;
+  if (c->encoding != Encoding::zstd) {
+    codec = c->encoding == Encoding::unknown ? nullptr : find_blob_codec(c->encoding);
+    if (!codec)
+      return Status(ErrorCode::unknown_encoding,
+                    ctx + ": encoding '" + c->encoding_text + "' is not supported by this reader");
+    if (!c->uncompressed_length)
+      return Status(ErrorCode::missing_field, ctx + ": uncompressed_length is required for encoding " + c->encoding_text);
+  }
 
   uint64_t decoded;
   if (c->uncompressed_length) {
@@ -148,7 +156,11 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
   }
   if (decoded > SIZE_MAX) return Status(ErrorCode::limit_exceeded, ctx + ": decoded size does not fit in memory");
   OwnedBytes out(static_cast<size_t>(decoded));
-  ZT_RETURN_IF_ERROR(zstd_decode_exact(stored, out.span(), ctx));
+  if (codec) {
+    ZT_RETURN_IF_ERROR(codec->decode(stored, out.span(), ctx));
+  } else {
+    ZT_RETURN_IF_ERROR(zstd_decode_exact(stored, out.span(), ctx));
+  }
   if (c->big_endian) byteswap_elements(out.data.get(), out.size, width);
   return out.as_component();
 }

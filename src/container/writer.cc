@@ -13,6 +13,7 @@
 #include "container/manifest_encode.h"
 #include "container/validate.h"
 #include "container/zstd_blob.h"
+#include "ztensor/blob_codec.h"
 
 namespace zt {
 namespace {
@@ -89,6 +90,7 @@ Status Writer::write_component(const ComponentSpec& spec, Component& out) {
       case Encoding::raw: return sink(le);
       case Encoding::zstd: return zstd_encode_stream(le, spec.level, sink, ctx);
       default:
+        if (auto codec = find_blob_codec(spec.encoding)) return codec->encode(spec, le, sink);
         return Status(ErrorCode::unknown_encoding,
                       ctx + ": encoding '" + encoding_name(spec.encoding) + "' cannot be written by this build");
     }

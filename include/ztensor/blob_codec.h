@@ -1,0 +1,36 @@
+// Encodings beyond raw and zstd plug in here. The z4ai codec lives in
+// src/codec, which the container must not depend on; the convert layer
+// registers it (zt::register_z4ai_encoding()) and the reader and writer
+// find it by Encoding value.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "ztensor/manifest.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+struct ComponentSpec;
+
+class BlobCodec {
+ public:
+  virtual ~BlobCodec() = default;
+  // Decode `stored` into exactly out.size() bytes; anything else is an error
+  // (corrupt_stream, length_mismatch). `ctx` names the component.
+  virtual Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const = 0;
+  // Encode the component's little-endian bytes, handing output to `sink`.
+  virtual Status encode(const ComponentSpec& spec, std::span<const uint8_t> data,
+                        const std::function<Status(std::span<const uint8_t>)>& sink) const = 0;
+};
+
+// Thread-safe; a later registration for the same encoding replaces it.
+void register_blob_codec(Encoding encoding, std::shared_ptr<const BlobCodec> codec);
+// nullptr when no codec is registered for `encoding`.
+std::shared_ptr<const BlobCodec> find_blob_codec(Encoding encoding);
+
+}  // namespace zt
