@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ztensor/manifest.h"
+#include "ztensor/source.h"
 #include "ztensor/status.h"
 
 namespace zt {
@@ -30,7 +31,7 @@ struct ComponentBytes {
   bool zero_copy = false;
 };
 
-class Reader {
+class Reader final : public TensorSource {
  public:
   // Maps and validates a file. Errors: io_error, bad_magic, manifest_too_large,
   // malformed_manifest, and every validation code of the manifest rules.
@@ -39,20 +40,21 @@ class Reader {
   static Result<std::unique_ptr<Reader>> open_memory(std::span<const uint8_t> bytes,
                                                      std::shared_ptr<const void> owner,
                                                      ReadOptions options = {});
-  ~Reader();
+  ~Reader() override;
+  const char* format_name() const override { return "zt"; }
 
-  const Manifest& manifest() const { return manifest_; }
+  const Manifest& manifest() const override { return manifest_; }
   // nullptr when there is no object of that name.
-  const Object* find(std::string_view name) const;
+  const Object* find(std::string_view name) const override;
   // Decoded bytes of one component (decompressed, byte-swapped if legacy
   // big-endian). Errors: not_found, corrupt_stream, length_mismatch,
   // limit_exceeded, digest_mismatch (verify_on_read), unknown_encoding.
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const;
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
   // Stored (possibly compressed) bytes of a component: a view into the file.
   std::span<const uint8_t> stored_bytes(const Component& c) const;
   // Check every digest present; digest_mismatch names the first failure.
-  Status verify() const;
+  Status verify() const override;
   Status verify_object(const Object& object) const;
   uint64_t file_size() const { return bytes_.size(); }
 

@@ -1,0 +1,35 @@
+// One read interface over every weight format zTensor understands. A
+// TensorSource presents a file's tensors as v1.2 objects (a Manifest) and
+// hands out each component's decoded little-endian bytes, zero-copy where
+// the source allows. zt::Reader is one; the parsers of safetensors, GGUF,
+// NumPy, PyTorch and ONNX files are the others. All const methods are safe
+// to call from many threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ztensor/manifest.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+struct ComponentBytes;
+
+class TensorSource {
+ public:
+  virtual ~TensorSource() = default;
+  // "zt", "safetensors", "gguf", "npy", "npz", "pytorch", "onnx".
+  virtual const char* format_name() const = 0;
+  virtual const Manifest& manifest() const = 0;
+  // nullptr when there is no object of that name.
+  virtual const Object* find(std::string_view name) const = 0;
+  // Errors: not_found, and each format's decoding errors.
+  virtual Result<ComponentBytes> read_component(const Object& object, std::string_view role) const = 0;
+  // Checks whatever integrity data the format carries (digests, CRCs);
+  // ok when it carries none.
+  virtual Status verify() const = 0;
+};
+
+}  // namespace zt
