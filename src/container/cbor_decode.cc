@@ -3,132 +3,155 @@
 #include <cbor.h>
 
 #include <optional>
-#include <string_view>
 #include <unordered_set>
-#include <vector>
 
 #include "container/limits.h"
 
 namespace zt {
+
 namespace {
 
 struct Frame {
-  Value container;
-  bool is_map = false;
-  bool indefinite = false;
-  uint64_t remaining = 0;  // items still expected (maps count keys and values)
-  std::optional<Value> key;
+  uint32_t token;
+  bool is_map;
+  bool indefinite;
+  uint64_t remaining;  // items still expected (maps count keys and values)
+  uint64_t seen;       // items attached so far
 };
 
-// Receives libcbor's streaming callbacks and assembles the value tree.
-// Callbacks cannot return errors, so the first failure is parked in `error`
-// and the driving loop stops before the next item.
-struct Builder {
+}  // namespace
+
+// Receives libcbor's streaming callbacks. Callbacks cannot return errors, so
+// the first failure is parked in `error` and the driving loop stops.
+struct CborBuilder {
   std::string what;
+  CborDoc doc;
   std::vector<Frame> stack;
-  std::optional<Value> root;
+  bool done = false;
   Status error;
-  uint64_t items = 0;
   uint64_t bytes_left = 0;  // bytes from the current item header to the end
   bool in_indef_string = false;
   bool indef_is_bytes = false;
   std::string indef_buf;
 
+  std::vector<CborToken>& tokens() { return doc.tokens_; }
   bool failed() const { return !error.ok(); }
   void fail(ErrorCode code, std::string msg) {
     if (!failed()) error = Status(code, what + ": " + msg);
   }
-  bool count_item() {
-    if (++items > limits::kMaxCborItems) {
-      fail(ErrorCode::limit_exceeded, "more than " + std::to_string(limits::kMaxCborItems) +
-                                          " CBOR items (kMaxCborItems)");
-      return false;
-    }
-    return true;
-  }
-  bool guard_scalar() {
+
+  bool new_item() {
     if (failed()) return false;
     if (in_indef_string) {
       fail(ErrorCode::malformed_manifest, "non-string item inside an indefinite-length string");
       return false;
     }
-    return count_item();
+    if (done) {
+      fail(ErrorCode::malformed_manifest, "more than one top-level item");
+      return false;
+    }
+    if (tokens().size() >= limits::kMaxCborItems) {
+      fail(ErrorCode::limit_exceeded,
+           "more than " + std::to_string(limits::kMaxCborItems) + " CBOR items (kMaxCborItems)");
+      return false;
+    }
+    return true;
   }
 
   // RFC 8949 §5.6: a map with duplicate keys is not valid; accepting one
   // would let two readers see different manifests in the same bytes.
-  bool has_duplicate_text_key(const Value& map) {
-    const auto& entries = map.as_map();
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(entries.size());
-    for (const auto& [k, v] : entries)
-      if (k.is_text() && !seen.insert(k.as_string()).second) {
-        fail(ErrorCode::malformed_manifest, "map has the key '" + k.as_string() + "' twice");
-        return true;
+  bool duplicate_key(uint32_t map) {
+    const auto& t = tokens();
+    constexpr size_t kSmall = 16;  // manifest maps are tiny: compare on the stack
+    std::string_view small[kSmall];
+    size_t nsmall = 0;
+    std::unordered_set<std::string_view> large;
+    bool use_set = t[map].u > kSmall;
+    for (uint32_t k = map + 1, i = 0; i < t[map].u; ++i) {
+      if (t[k].kind == Value::Kind::text) {
+        std::string_view key = t[k].str();
+        bool dup = false;
+        if (use_set) {
+          dup = !large.insert(key).second;
+        } else {
+          for (size_t j = 0; j < nsmall; ++j) dup = dup || small[j] == key;
+          small[nsmall++] = key;
+        }
+        if (dup) {
+          fail(ErrorCode::malformed_manifest, "map has the key '" + std::string(key) + "' twice");
+          return true;
+        }
       }
+      k = t[t[k].next].next;  // skip key, then value
+    }
     return false;
   }
 
-  // Attach a finished value to its parent, closing definite containers whose
-  // last item it was.
-  void emit(Value v) {
+  // A complete item arrived: count it in its parent and close every
+  // definite container whose last item it was.
+  void item_done() {
     for (;;) {
       if (stack.empty()) {
-        if (root) return fail(ErrorCode::malformed_manifest, "more than one top-level item");
-        root = std::move(v);
+        done = true;
         return;
       }
       Frame& top = stack.back();
-      if (top.is_map) {
-        if (!top.key) {
-          top.key = std::move(v);
-        } else {
-          top.container.mutable_map().emplace_back(std::move(*top.key), std::move(v));
-          top.key.reset();
-        }
-      } else {
-        top.container.mutable_array().push_back(std::move(v));
-      }
-      if (top.indefinite) return;
-      if (--top.remaining > 0) return;
-      if (top.is_map && has_duplicate_text_key(top.container)) return;
-      v = std::move(top.container);
-      stack.pop_back();
+      ++top.seen;
+      if (top.indefinite || --top.remaining > 0) return;
+      close_top();
+      if (failed()) return;
     }
   }
 
+  void close_top() {
+    Frame f = stack.back();
+    stack.pop_back();
+    CborToken& t = tokens()[f.token];
+    t.next = static_cast<uint32_t>(tokens().size());
+    t.u = f.is_map ? f.seen / 2 : f.seen;
+    if (f.is_map) duplicate_key(f.token);
+  }
+
+  void scalar(CborToken t) {
+    if (!new_item()) return;
+    t.next = static_cast<uint32_t>(tokens().size() + 1);
+    tokens().push_back(t);
+    item_done();
+  }
+
   void open_container(bool is_map, std::optional<uint64_t> size) {
-    if (!guard_scalar()) return;
-    if (stack.size() >= limits::kMaxCborDepth) {
-      return fail(ErrorCode::limit_exceeded, "CBOR nesting deeper than " +
-                                                 std::to_string(limits::kMaxCborDepth) + " (kMaxCborDepth)");
-    }
-    Frame f;
-    f.is_map = is_map;
-    f.container = is_map ? Value::map() : Value::array();
+    if (!new_item()) return;
+    if (stack.size() >= limits::kMaxCborDepth)
+      return fail(ErrorCode::limit_exceeded,
+                  "CBOR nesting deeper than " + std::to_string(limits::kMaxCborDepth) + " (kMaxCborDepth)");
+    CborToken t;
+    t.kind = is_map ? Value::Kind::map : Value::Kind::array;
+    uint32_t index = static_cast<uint32_t>(tokens().size());
     if (size) {
       // Every item takes at least one byte, so a claim larger than the
       // remaining input is a lie; refuse it before allocating anything.
       uint64_t per = is_map ? 2 : 1;
-      if (*size > bytes_left / per) {
-        return fail(ErrorCode::malformed_manifest,
-                    (is_map ? "map claims " : "array claims ") + std::to_string(*size) +
-                        " entries but only " + std::to_string(bytes_left) + " bytes remain");
+      if (*size > bytes_left / per)
+        return fail(ErrorCode::malformed_manifest, (is_map ? "map claims " : "array claims ") +
+                                                       std::to_string(*size) + " entries but only " +
+                                                       std::to_string(bytes_left) + " bytes remain");
+      if (*size == 0) {
+        t.next = index + 1;
+        tokens().push_back(t);
+        return item_done();
       }
-      if (*size == 0) return emit(std::move(f.container));
-      f.remaining = *size * per;
+      tokens().push_back(t);
+      stack.push_back({index, is_map, false, *size * per, 0});
     } else {
-      f.indefinite = true;
+      tokens().push_back(t);
+      stack.push_back({index, is_map, true, 0, 0});
     }
-    stack.push_back(std::move(f));
   }
 
   void string_chunk(bool is_bytes, const uint8_t* data, size_t len) {
     if (failed()) return;
-    if (len > limits::kMaxCborStringBytes) {
-      return fail(ErrorCode::limit_exceeded, "string of " + std::to_string(len) +
-                                                 " bytes over kMaxCborStringBytes");
-    }
+    if (len > limits::kMaxCborStringBytes)
+      return fail(ErrorCode::limit_exceeded, "string of " + std::to_string(len) + " bytes over kMaxCborStringBytes");
     if (in_indef_string) {
       if (is_bytes != indef_is_bytes)
         return fail(ErrorCode::malformed_manifest, "mixed chunk types in an indefinite-length string");
@@ -137,13 +160,15 @@ struct Builder {
       indef_buf.append(reinterpret_cast<const char*>(data), len);
       return;
     }
-    if (!count_item()) return;
-    std::string s(reinterpret_cast<const char*>(data), len);
-    emit(is_bytes ? Value::bytes(std::move(s)) : Value::text(std::move(s)));
+    CborToken t;
+    t.kind = is_bytes ? Value::Kind::bytes : Value::Kind::text;
+    t.s = reinterpret_cast<const char*>(data);
+    t.u = len;
+    scalar(t);
   }
 
   void start_indef_string(bool is_bytes) {
-    if (!guard_scalar()) return;
+    if (!new_item()) return;
     in_indef_string = true;
     indef_is_bytes = is_bytes;
     indef_buf.clear();
@@ -153,31 +178,51 @@ struct Builder {
     if (failed()) return;
     if (in_indef_string) {
       in_indef_string = false;
-      std::string s = std::move(indef_buf);
+      const std::string& s = doc.owned_.emplace_back(std::move(indef_buf));
       indef_buf.clear();
-      return emit(indef_is_bytes ? Value::bytes(std::move(s)) : Value::text(std::move(s)));
+      CborToken t;
+      t.kind = indef_is_bytes ? Value::Kind::bytes : Value::Kind::text;
+      t.s = s.data();
+      t.u = s.size();
+      return scalar(t);
     }
     if (stack.empty() || !stack.back().indefinite)
       return fail(ErrorCode::malformed_manifest, "unexpected break code");
-    if (stack.back().key) return fail(ErrorCode::malformed_manifest, "map ends after a key with no value");
-    if (stack.back().is_map && has_duplicate_text_key(stack.back().container)) return;
-    Value v = std::move(stack.back().container);
-    stack.pop_back();
-    emit(std::move(v));
+    if (stack.back().is_map && stack.back().seen % 2 != 0)
+      return fail(ErrorCode::malformed_manifest, "map ends after a key with no value");
+    close_top();
+    if (!failed()) item_done();
   }
 };
 
-Builder& B(void* ctx) { return *static_cast<Builder*>(ctx); }
+namespace {
 
-void on_uint(void* c, uint64_t v) {
-  if (B(c).guard_scalar()) B(c).emit(Value::uint(v));
+CborBuilder& B(void* ctx) { return *static_cast<CborBuilder*>(ctx); }
+
+CborToken uint_token(uint64_t v) {
+  CborToken t;
+  t.kind = Value::Kind::uint;
+  t.u = v;
+  return t;
 }
+CborToken neg_token(uint64_t n) {
+  CborToken t;
+  t.kind = Value::Kind::nint;
+  t.u = n;
+  return t;
+}
+CborToken float_token(double d) {
+  CborToken t;
+  t.kind = Value::Kind::float64;
+  t.d = d;
+  return t;
+}
+
+void on_uint(void* c, uint64_t v) { B(c).scalar(uint_token(v)); }
 void on_uint8(void* c, uint8_t v) { on_uint(c, v); }
 void on_uint16(void* c, uint16_t v) { on_uint(c, v); }
 void on_uint32(void* c, uint32_t v) { on_uint(c, v); }
-void on_neg(void* c, uint64_t n) {
-  if (B(c).guard_scalar()) B(c).emit(Value::negative(n));
-}
+void on_neg(void* c, uint64_t n) { B(c).scalar(neg_token(n)); }
 void on_neg8(void* c, uint8_t v) { on_neg(c, v); }
 void on_neg16(void* c, uint16_t v) { on_neg(c, v); }
 void on_neg32(void* c, uint32_t v) { on_neg(c, v); }
@@ -193,17 +238,14 @@ void on_tag(void* c, uint64_t) {
   // Tags only annotate the next item; the manifest schema uses none.
   if (B(c).in_indef_string) B(c).fail(ErrorCode::malformed_manifest, "tag inside an indefinite-length string");
 }
-void on_float(void* c, float f) {
-  if (B(c).guard_scalar()) B(c).emit(Value::float64(f));
-}
-void on_double(void* c, double d) {
-  if (B(c).guard_scalar()) B(c).emit(Value::float64(d));
-}
-void on_null(void* c) {
-  if (B(c).guard_scalar()) B(c).emit(Value::null());
-}
+void on_float(void* c, float f) { B(c).scalar(float_token(f)); }
+void on_double(void* c, double d) { B(c).scalar(float_token(d)); }
+void on_null(void* c) { B(c).scalar(CborToken{}); }
 void on_bool(void* c, bool b) {
-  if (B(c).guard_scalar()) B(c).emit(Value::boolean(b));
+  CborToken t;
+  t.kind = Value::Kind::boolean;
+  t.u = b;
+  B(c).scalar(t);
 }
 void on_break(void* c) { B(c).brk(); }
 
@@ -238,16 +280,55 @@ cbor_callbacks make_callbacks() {
 
 }  // namespace
 
-Result<Value> cbor_decode(std::span<const uint8_t> bytes, const std::string& what) {
+uint32_t CborDoc::find(uint32_t map, std::string_view key) const {
+  const CborToken& m = tokens_[map];
+  if (m.kind != Value::Kind::map) return 0;
+  for (uint32_t k = map + 1, i = 0; i < m.u; ++i) {
+    uint32_t v = tokens_[k].next;
+    if (tokens_[k].kind == Value::Kind::text && tokens_[k].str() == key) return v;
+    k = tokens_[v].next;
+  }
+  return 0;
+}
+
+Value CborDoc::to_value(uint32_t i) const {
+  const CborToken& t = tokens_[i];
+  switch (t.kind) {
+    case Value::Kind::null: return Value::null();
+    case Value::Kind::boolean: return Value::boolean(t.u != 0);
+    case Value::Kind::uint: return Value::uint(t.u);
+    case Value::Kind::nint: return Value::negative(t.u);
+    case Value::Kind::float64: return Value::float64(t.d);
+    case Value::Kind::text: return Value::text(std::string(t.str()));
+    case Value::Kind::bytes: return Value::bytes(std::string(t.str()));
+    case Value::Kind::array: {
+      Value::Array a;
+      for (uint32_t c = i + 1, n = 0; n < t.u; ++n, c = tokens_[c].next) a.push_back(to_value(c));
+      return Value::array(std::move(a));
+    }
+    case Value::Kind::map: {
+      Value::Map m;
+      for (uint32_t k = i + 1, n = 0; n < t.u; ++n) {
+        uint32_t v = tokens_[k].next;
+        m.emplace_back(to_value(k), to_value(v));
+        k = tokens_[v].next;
+      }
+      return Value::map(std::move(m));
+    }
+  }
+  return Value::null();
+}
+
+Result<CborDoc> cbor_parse(std::span<const uint8_t> bytes, const std::string& what) {
   static const cbor_callbacks kCallbacks = make_callbacks();
-  Builder b;
+  CborBuilder b;
   b.what = what;
+  b.tokens().reserve(std::min<size_t>(bytes.size() / 4 + 1, 1 << 20));
   size_t pos = 0;
   while (pos < bytes.size()) {
-    if (b.root) {
+    if (b.done)
       return Status(ErrorCode::malformed_manifest,
                     what + ": " + std::to_string(bytes.size() - pos) + " trailing bytes after the CBOR item");
-    }
     b.bytes_left = bytes.size() - pos;
     cbor_decoder_result r = cbor_stream_decode(bytes.data() + pos, bytes.size() - pos, &kCallbacks, &b);
     if (b.failed()) return b.error;
@@ -257,9 +338,14 @@ Result<Value> cbor_decode(std::span<const uint8_t> bytes, const std::string& wha
       return Status(ErrorCode::malformed_manifest, what + ": CBOR truncated at byte " + std::to_string(pos));
     pos += r.read;
   }
-  if (!b.root || b.in_indef_string || !b.stack.empty())
+  if (!b.done || b.in_indef_string || !b.stack.empty())
     return Status(ErrorCode::malformed_manifest, what + ": CBOR item is incomplete (truncated)");
-  return std::move(*b.root);
+  return std::move(b.doc);
+}
+
+Result<Value> cbor_decode(std::span<const uint8_t> bytes, const std::string& what) {
+  ZT_ASSIGN_OR_RETURN(CborDoc doc, cbor_parse(bytes, what));
+  return doc.to_value(0);
 }
 
 }  // namespace zt

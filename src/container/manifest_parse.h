@@ -3,12 +3,22 @@
 // (sizes, bounds) are in validate.h.
 #pragma once
 
+#include "container/cbor_decode.h"
 #include "container/validate.h"
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
 #include "ztensor/value.h"
 
 namespace zt {
+
+// Where a field sits, for error messages. Built for free on the hot path;
+// the text is only formatted when a message is needed.
+struct Where {
+  std::string_view label;   // used when no object is named ("manifest")
+  std::string_view object;
+  std::string_view role;
+  std::string str() const;
+};
 
 struct ParsedManifest {
   Manifest manifest;
@@ -17,14 +27,17 @@ struct ParsedManifest {
 
 // v1.x root map ("ZTEN1000" files). v1.1 storage dtypes f8_e4m3, f8_e5m2,
 // complex64, complex128 become storage dtype + logical type.
-Result<ParsedManifest> parse_manifest_v1(const Value& root);
+Result<ParsedManifest> parse_manifest_v1(const CborDoc& doc);
 
 // v0.1 root array ("ZTEN0001" files), presented in v1.2 terms.
-Result<ParsedManifest> parse_manifest_v01(const Value& root);
+Result<ParsedManifest> parse_manifest_v01(const CborDoc& doc);
 
-// Shared field readers: `ctx` names the place in messages.
-Result<const Value*> field(const Value& map, const char* key, const std::string& ctx, Value::Kind kind,
-                           bool required);
-Result<std::vector<uint64_t>> parse_shape(const Value& v, const std::string& ctx);
+// Shared field readers over the token document: `ctx` names the place in
+// messages. field() returns the value token, or 0 when an optional field is
+// absent or null (token 0 is the root, never a field value).
+Result<uint32_t> field(const CborDoc& doc, uint32_t map, const char* key, const Where& ctx, Value::Kind kind,
+                       bool required);
+Result<std::vector<uint64_t>> parse_shape(const CborDoc& doc, uint32_t array, const Where& ctx);
+const char* kind_name(Value::Kind k);
 
 }  // namespace zt

@@ -76,8 +76,8 @@ Status Reader::load(ReadOptions options) {
     return Status(ErrorCode::malformed_manifest, "manifest size " + std::to_string(manifest_size) +
                                                       " does not fit in a file of " + std::to_string(size) + " bytes");
   const uint64_t data_end = size - tail - manifest_size;
-  ZT_ASSIGN_OR_RETURN(Value root, cbor_decode(bytes_.subspan(data_end, manifest_size), "manifest"));
-  ZT_ASSIGN_OR_RETURN(ParsedManifest pm, v01 ? parse_manifest_v01(root) : parse_manifest_v1(root));
+  ZT_ASSIGN_OR_RETURN(CborDoc doc, cbor_parse(bytes_.subspan(data_end, manifest_size), "manifest"));
+  ZT_ASSIGN_OR_RETURN(ParsedManifest pm, v01 ? parse_manifest_v01(doc) : parse_manifest_v1(doc));
   manifest_ = std::move(pm.manifest);
   index_.reserve(manifest_.objects.size());
   for (size_t i = 0; i < manifest_.objects.size(); ++i) {
