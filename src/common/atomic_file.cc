@@ -1,6 +1,6 @@
 #include "common/atomic_file.h"
 
-#include <fcntl.h>
+#include <fcntl.h>  // sync_file_range (Linux)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,8 +52,20 @@ Status AtomicFile::flush() {
     }
     done += static_cast<size_t>(n);
   }
+  written_ += buf_used_;
   buf_used_ = 0;
+  start_writeback();
   return Status::Ok();
+}
+
+void AtomicFile::start_writeback() {
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (written_ - writeback_from_ < kWritebackChunk) return;
+  // Asynchronous: starts writeback of the finished range and returns.
+  ::sync_file_range(fd_, static_cast<off_t>(writeback_from_), static_cast<off_t>(written_ - writeback_from_),
+                    SYNC_FILE_RANGE_WRITE);
+  writeback_from_ = written_;
+#endif
 }
 
 Status AtomicFile::write(std::span<const uint8_t> bytes) {
@@ -79,6 +91,8 @@ Status AtomicFile::write(std::span<const uint8_t> bytes) {
       return io_error("cannot write", tmp_);
     }
     done += static_cast<size_t>(n);
+    written_ += static_cast<size_t>(n);
+    start_writeback();
   }
   return Status::Ok();
 }

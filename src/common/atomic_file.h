@@ -32,12 +32,18 @@ class AtomicFile {
  private:
   AtomicFile() = default;
   Status flush();
+  void start_writeback();
   int fd_ = -1;
   std::string dest_, tmp_;
   uint64_t position_ = 0;
   std::unique_ptr<uint8_t[]> buf_;  // write coalescing for small pieces
   size_t buf_used_ = 0;
+  uint64_t written_ = 0;          // bytes handed to the kernel
+  uint64_t writeback_from_ = 0;   // first byte not yet scheduled for writeback
   static constexpr size_t kBufSize = 1 << 20;
+  // Schedule writeback every this many bytes so the final fsync has little
+  // left to do and disk writes overlap with encoding.
+  static constexpr uint64_t kWritebackChunk = 32ull << 20;
 };
 
 }  // namespace zt
