@@ -1,0 +1,127 @@
+// GGUF as a TensorSource: dense objects for plain types, gguf_quantized
+// objects for block-quantized ones; every component is a view of the file.
+#include <unordered_map>
+
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
+#include "convert/gguf/gguf_file.h"
+#include "ztensor/reader.h"
+
+namespace zt {
+namespace {
+
+Object make_object(const gguf::TensorInfo& t, uint64_t data_start) {
+  Object o;
+  o.name = t.name;
+  o.shape.assign(t.ggml_dims.rbegin(), t.ggml_dims.rend());  // ggml dims[0] is numpy's last axis
+  Component c;
+  c.offset = data_start + t.offset;
+  c.length = t.n_bytes;
+  if (t.type->dense) {
+    o.format = "dense";
+    c.dtype = *t.type->dense;
+    o.components.emplace_back("data", c);
+  } else {
+    o.format = kGgufQuantizedFormat;
+    o.attributes = Value::map();
+    o.attributes.set("ggml_type", Value::text(t.type->name));
+    o.attributes.set("ggml_type_id", Value::uint(t.type->id));
+    o.attributes.set("block_size", Value::uint(t.type->block_size));
+    o.attributes.set("type_size", Value::uint(t.type->type_size));
+    c.dtype = DType::u8;
+    o.components.emplace_back("blocks", c);
+  }
+  return o;
+}
+
+class GgufSource final : public TensorSource {
+ public:
+  GgufSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, gguf::File file)
+      : bytes_(bytes), owner_(std::move(owner)) {
+    manifest_.version = "1.2.0";
+    manifest_.attributes = std::move(file.attributes);
+    manifest_.objects.reserve(file.tensors.size());
+    for (const auto& t : file.tensors) manifest_.objects.push_back(make_object(t, file.data_start));
+    for (size_t i = 0; i < manifest_.objects.size(); ++i) index_.emplace(manifest_.objects[i].name, i);
+  }
+
+  const char* format_name() const override { return "gguf"; }
+  const Manifest& manifest() const override { return manifest_; }
+  const Object* find(std::string_view name) const override {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  }
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
+    // Look the object up again so a foreign Object cannot point outside the file.
+    const Object* own = find(object.name);
+    if (!own) return Status(ErrorCode::not_found, "gguf: no tensor " + gguf::quoted(object.name));
+    const Component* c = own->find(role);
+    if (!c)
+      return Status(ErrorCode::not_found, "gguf tensor " + gguf::quoted(object.name) + " has no component " +
+                                              gguf::quoted(role));
+    ComponentBytes out;
+    if (c->length) out.bytes = bytes_.subspan(c->offset, c->length);  // bounds checked at open
+    out.owner = owner_;
+    out.zero_copy = true;
+    return out;
+  }
+  Status verify() const override { return Status::Ok(); }  // GGUF carries no checksums
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::shared_ptr<const void> owner_;
+  Manifest manifest_;
+  std::unordered_map<std::string_view, size_t> index_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> bytes,
+                                                       std::shared_ptr<const void> owner,
+                                                       const GgufOptions& options) {
+  ZT_ASSIGN_OR_RETURN(gguf::File file, gguf::parse_file(bytes, options));
+  return std::unique_ptr<TensorSource>(new GgufSource(bytes, std::move(owner), std::move(file)));
+}
+
+Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  auto bytes = mapped->bytes();
+  auto r = open_gguf_memory(bytes, std::move(mapped), options);
+  if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
+  return r;
+}
+
+Result<std::vector<float>> gguf_dequantize_object(const TensorSource& source, const Object& object) {
+  uint32_t type_id;
+  std::string_view role;
+  if (object.format == kGgufQuantizedFormat) {
+    const Value* id = object.attributes.find("ggml_type_id");
+    if (!id || !id->is_uint() || id->as_uint() > UINT32_MAX)
+      return Status(ErrorCode::missing_field, "object " + gguf::quoted(object.name) + ": gguf_quantized needs ggml_type_id");
+    type_id = static_cast<uint32_t>(id->as_uint());
+    role = "blocks";
+  } else if (object.format == "dense") {
+    const Component* c = object.find("data");
+    if (!c) return Status(ErrorCode::missing_component, "object " + gguf::quoted(object.name) + " has no data");
+    switch (c->dtype) {
+      case DType::f32: type_id = 0; break;
+      case DType::f16: type_id = 1; break;
+      case DType::bf16: type_id = 30; break;
+      default:
+        return Status(ErrorCode::unsupported, "object " + gguf::quoted(object.name) + ": dtype " +
+                                                  dtype_name(c->dtype) + " is not a float to dequantize");
+    }
+    role = "data";
+  } else {
+    return Status(ErrorCode::unknown_format, "object " + gguf::quoted(object.name) + ": format " +
+                                                 gguf::quoted(object.format) + " cannot be dequantized");
+  }
+  auto n = checked_product(object.shape);
+  if (!n) return Status(ErrorCode::shape_overflow, "object " + gguf::quoted(object.name) + ": shape overflows");
+  ZT_ASSIGN_OR_RETURN(ComponentBytes bytes, source.read_component(object, role));
+  auto r = gguf_dequantize(type_id, bytes.bytes, *n);
+  if (!r.ok()) return Status(r.status().code(), "object " + gguf::quoted(object.name) + ": " + r.status().message());
+  return r;
+}
+
+}  // namespace zt

@@ -1,0 +1,174 @@
+// A .npz archive as a TensorSource: one dense object per `<name>.npy`
+// member. Stored members are views of the file; deflated ones are inflated
+// on read into a buffer of exactly their declared size.
+#include <zlib.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
+#include "convert/numpy/inflate.h"
+#include "convert/numpy/npy_array.h"
+#include "convert/numpy/zip_reader.h"
+#include "ztensor/numpy_format.h"
+
+namespace zt {
+namespace {
+
+// zlib FAQ: "the limit on deflate's compression ratio is 1032:1"; a member
+// declaring more is lying about its size (a zip bomb's tell). The slack
+// covers block headers of tiny members.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+constexpr uint64_t kDeflateRatioSlack = 1024;
+
+uint32_t crc32_of(std::span<const uint8_t> b) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (uint64_t done = 0; done < b.size();) {
+    const uint64_t n = std::min<uint64_t>(b.size() - done, 1u << 30);
+    crc = crc32(crc, b.data() + done, static_cast<uInt>(n));
+    done += n;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct Entry {
+  zip::Member member;
+  npy::Header header;
+};
+
+class NpzSource final : public TensorSource {
+ public:
+  NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner)
+      : bytes_(bytes), owner_(std::move(owner)) {
+    manifest_.version = "1.2.0";
+  }
+
+  Status load(const NpzOptions& options) {
+    ZT_ASSIGN_OR_RETURN(std::vector<zip::Member> members, zip::read_central_directory(bytes_));
+    uint64_t total = 0;
+    for (auto& m : members) {
+      if (ends_with(m.name, "/") && m.uncompressed_size == 0) continue;  // directory entry
+      if (!ends_with(m.name, ".npy") || m.name.size() == 4)
+        return Status(ErrorCode::unsupported, "npz member '" + m.name + "' is not a <name>.npy array");
+      const std::string what = "npz member '" + m.name + "'";
+      if (m.uncompressed_size > options.max_member_bytes)
+        return Status(ErrorCode::limit_exceeded, what + " declares " + std::to_string(m.uncompressed_size) +
+                                                     " bytes, over the per-member cap of " +
+                                                     std::to_string(options.max_member_bytes));
+      total += m.uncompressed_size;  // each term is capped, so no overflow for sane caps
+      if (total > options.max_total_bytes)
+        return Status(ErrorCode::limit_exceeded, what + ": archive declares more than the total cap of " +
+                                                     std::to_string(options.max_total_bytes) + " bytes");
+      // compressed_size lies inside the file, so the product cannot overflow.
+      if (m.method == zip::kDeflated &&
+          m.uncompressed_size > m.compressed_size * kMaxDeflateRatio + kDeflateRatioSlack)
+        return Status(ErrorCode::limit_exceeded, what + " declares " + std::to_string(m.uncompressed_size) +
+                                                     " bytes from " + std::to_string(m.compressed_size) +
+                                                     " compressed: beyond deflate's 1032:1 maximum ratio");
+      ZT_ASSIGN_OR_RETURN(npy::Header h, member_header(m, what));
+      if (h.data_offset + h.data_bytes != m.uncompressed_size)  // both bounded above: no overflow
+        return Status(ErrorCode::length_mismatch, what + ": the .npy header implies " +
+                                                      std::to_string(h.data_offset + h.data_bytes) +
+                                                      " bytes but the archive declares " +
+                                                      std::to_string(m.uncompressed_size));
+      std::string name = m.name.substr(0, m.name.size() - 4);
+      if (index_.count(name))
+        return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
+      const uint64_t offset = m.method == zip::kStored ? m.data_offset + h.data_offset : m.data_offset;
+      manifest_.objects.push_back(npy::dense_object(name, h, offset));
+      entries_.push_back({std::move(m), std::move(h)});
+      index_.emplace(std::move(name), entries_.size() - 1);
+    }
+    return Status::Ok();
+  }
+
+  const char* format_name() const override { return "npz"; }
+  const Manifest& manifest() const override { return manifest_; }
+  const Object* find(std::string_view name) const override {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  }
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
+    auto it = index_.find(object.name);
+    if (it == index_.end() || role != "data")
+      return Status(ErrorCode::not_found, "npz: no object '" + object.name + "' with component '" + std::string(role) + "'");
+    const Entry& e = entries_[it->second];
+    if (e.member.method == zip::kStored)
+      return npy::to_c_order_le(e.header, stored(e.member).subspan(e.header.data_offset), owner_);
+    ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
+    std::span<const uint8_t> data = std::span<const uint8_t>(*buf).subspan(e.header.data_offset);
+    ComponentBytes out = npy::to_c_order_le(e.header, data, buf);
+    out.zero_copy = false;  // a decoded buffer, not a view of the file
+    return out;
+  }
+  // Checks every member's CRC-32 (stored ones read in place).
+  Status verify() const override {
+    for (const auto& e : entries_) {
+      if (e.member.method == zip::kStored) {
+        ZT_RETURN_IF_ERROR(check_crc(e.member, stored(e.member)));
+      } else {
+        ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
+        (void)buf;
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::span<const uint8_t> stored(const zip::Member& m) const { return bytes_.subspan(m.data_offset, m.uncompressed_size); }
+  std::span<const uint8_t> compressed(const zip::Member& m) const { return bytes_.subspan(m.data_offset, m.compressed_size); }
+
+  Result<npy::Header> member_header(const zip::Member& m, const std::string& what) const {
+    if (m.method == zip::kStored) return npy::parse_header(stored(m), what);
+    std::vector<uint8_t> prefix(std::min<uint64_t>(m.uncompressed_size, npy::kMaxPrefixBytes));
+    ZT_ASSIGN_OR_RETURN(uint64_t n, zip::inflate_prefix(compressed(m), prefix, what));
+    prefix.resize(n);
+    return npy::parse_header(prefix, what);
+  }
+
+  Result<std::shared_ptr<std::vector<uint8_t>>> inflate_member(const zip::Member& m) const {
+    const std::string what = "npz member '" + m.name + "'";
+    auto buf = std::make_shared<std::vector<uint8_t>>(m.uncompressed_size);
+    ZT_RETURN_IF_ERROR(zip::inflate_exact(compressed(m), *buf, what));
+    ZT_RETURN_IF_ERROR(check_crc(m, *buf));
+    return buf;
+  }
+
+  static Status check_crc(const zip::Member& m, std::span<const uint8_t> data) {
+    const uint32_t got = crc32_of(data);
+    if (got != m.crc32)
+      return Status(ErrorCode::digest_mismatch, "npz member '" + m.name + "': CRC-32 is " + std::to_string(got) +
+                                                    ", the archive records " + std::to_string(m.crc32));
+    return Status::Ok();
+  }
+
+  std::span<const uint8_t> bytes_;
+  std::shared_ptr<const void> owner_;
+  Manifest manifest_;
+  std::vector<Entry> entries_;  // parallel to manifest_.objects
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_npz_memory(std::span<const uint8_t> bytes,
+                                                      std::shared_ptr<const void> owner, const NpzOptions& options) {
+  std::unique_ptr<NpzSource> src(new NpzSource(bytes, std::move(owner)));
+  ZT_RETURN_IF_ERROR(src->load(options));
+  return std::unique_ptr<TensorSource>(std::move(src));
+}
+
+Result<std::unique_ptr<TensorSource>> open_npz(const std::string& path, const NpzOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  auto bytes = mapped->bytes();
+  auto r = open_npz_memory(bytes, std::move(mapped), options);
+  if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
+  return r;
+}
+
+}  // namespace zt
