@@ -1,0 +1,205 @@
+// TensorSource over an ONNX model: walks ModelProto -> graph -> initializer
+// and nothing deeper, so hostile nesting elsewhere in the graph (subgraphs in
+// node attributes) is skipped without recursion.
+//
+// ModelProto fields read: ir_version 1, producer_name 2, producer_version 3,
+// domain 4, model_version 5, doc_string 6, graph 7, opset_import 8
+// (OperatorSetIdProto: domain 1, version 2), metadata_props 14. GraphProto:
+// name 2, initializer 5, sparse_initializer 15 (counted, not read).
+#include <cstring>
+#include <unordered_map>
+
+#include "common/mapped_file.h"
+#include "convert/onnx/external_data.h"
+#include "convert/onnx/onnx_tensor.h"
+#include "convert/onnx/protobuf_wire.h"
+#include "ztensor/onnx_format.h"
+#include "ztensor/reader.h"
+
+namespace zt {
+namespace {
+
+// Messages are read ModelProto > GraphProto > TensorProto > entry: four
+// levels, fixed by the code. Fields deeper than that are skipped whole.
+inline constexpr uint64_t kMaxInitializers = uint64_t{1} << 22;
+
+struct Slot {
+  onnx::OnnxTensor tensor;
+  std::span<const uint8_t> bytes;  // raw_data or external data (zero-copy)
+  std::shared_ptr<const void> owner;
+  bool zero_copy = false;
+};
+
+std::string text(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+class OnnxSource final : public TensorSource {
+ public:
+  const char* format_name() const override { return "onnx"; }
+  const Manifest& manifest() const override { return manifest_; }
+  const Object* find(std::string_view name) const override {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  }
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
+    auto it = index_.find(object.name);
+    if (it == index_.end()) return Status(ErrorCode::not_found, "onnx: no object '" + object.name + "'");
+    if (role != "data") return Status(ErrorCode::not_found, "onnx: object '" + object.name + "' has no component '" + std::string(role) + "'");
+    const Slot& s = slots_[it->second];
+    ComponentBytes out;
+    if (s.zero_copy || s.tensor.nbytes == 0) {
+      out.bytes = s.bytes;
+      out.owner = s.owner;
+      out.zero_copy = true;
+      return out;
+    }
+    auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.tensor.nbytes));
+    ZT_RETURN_IF_ERROR(onnx::decode_typed(s.tensor, buf->data()));
+    out.bytes = {buf->data(), buf->size()};
+    out.owner = buf;
+    return out;
+  }
+  Status verify() const override { return {}; }  // ONNX carries no digests
+
+  static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
+                                                    const std::string& base_dir);
+
+ private:
+  Status read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext);
+  Status add(onnx::OnnxTensor t, onnx::ExternalFiles& ext);
+
+  std::span<const uint8_t> file_;
+  std::shared_ptr<const void> owner_;
+  Manifest manifest_;
+  std::vector<Slot> slots_;
+  std::unordered_map<std::string, size_t> index_;
+  uint64_t sparse_skipped_ = 0;
+  std::string graph_name_;
+};
+
+Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
+  if (slots_.size() >= kMaxInitializers)
+    return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
+  if (index_.count(t.name)) return {ErrorCode::invalid_structure, "onnx: initializer '" + t.name + "' appears twice"};
+  Slot s;
+  uint64_t offset = 0;
+  if (t.has_raw) {
+    s.bytes = t.raw;
+    s.owner = owner_;
+    s.zero_copy = true;
+    offset = static_cast<uint64_t>(t.raw.data() - file_.data());
+  } else if (t.external) {
+    ZT_ASSIGN_OR_RETURN(auto span, ext.resolve(t));
+    s.bytes = span.bytes;
+    s.owner = span.owner;
+    s.zero_copy = true;
+  }
+  Object o;
+  o.name = t.name;
+  o.shape = t.dims;
+  o.format = "dense";
+  Component c;
+  c.dtype = t.type->dtype;
+  c.type = t.type->type;
+  c.type_name = logical_type_name(t.type->type);
+  c.offset = offset;
+  c.length = t.nbytes;
+  o.components.emplace_back("data", std::move(c));
+  index_.emplace(o.name, manifest_.objects.size());
+  manifest_.objects.push_back(std::move(o));
+  s.tensor = std::move(t);
+  slots_.push_back(std::move(s));
+  return {};
+}
+
+Status OnnxSource::read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext) {
+  pb::Reader r(graph, "GraphProto");
+  while (!r.done()) {
+    ZT_ASSIGN_OR_RETURN(pb::Field f, r.next());
+    if (f.number == 5 && f.wire == pb::kLen) {
+      ZT_ASSIGN_OR_RETURN(auto t, onnx::parse_tensor(f.bytes, slots_.size()));
+      ZT_RETURN_IF_ERROR(add(std::move(t), ext));
+    } else if (f.number == 2 && f.wire == pb::kLen) {
+      graph_name_ = text(f.bytes);
+    } else if (f.number == 15) {
+      ++sparse_skipped_;
+    }
+  }
+  return {};
+}
+
+Result<std::unique_ptr<TensorSource>> OnnxSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
+                                                       const std::string& base_dir) {
+  auto src = std::unique_ptr<OnnxSource>(new OnnxSource());
+  src->file_ = file;
+  src->owner_ = std::move(owner);
+  onnx::ExternalFiles ext(base_dir);
+  Value attrs = Value::map();
+  Value opsets = Value::map();
+  Value props = Value::map();
+  bool has_graph = false;
+  pb::Reader r(file, "ModelProto");
+  while (!r.done()) {
+    ZT_ASSIGN_OR_RETURN(pb::Field f, r.next());
+    switch (f.number) {
+      case 1: if (f.wire == pb::kVarint) attrs.set("ir_version", Value::uint(f.value)); break;
+      case 2: if (f.wire == pb::kLen) attrs.set("producer_name", Value::text(text(f.bytes))); break;
+      case 3: if (f.wire == pb::kLen) attrs.set("producer_version", Value::text(text(f.bytes))); break;
+      case 4: if (f.wire == pb::kLen) attrs.set("domain", Value::text(text(f.bytes))); break;
+      case 5: if (f.wire == pb::kVarint) attrs.set("model_version", Value::integer(static_cast<int64_t>(f.value))); break;
+      case 6: if (f.wire == pb::kLen) attrs.set("doc_string", Value::text(text(f.bytes))); break;
+      case 7:
+        if (f.wire != pb::kLen) return Status(ErrorCode::malformed_manifest, "onnx: ModelProto.graph is not a message");
+        has_graph = true;
+        ZT_RETURN_IF_ERROR(src->read_graph(f.bytes, ext));  // repeated occurrences merge, as protobuf does
+        break;
+      case 8:
+      case 14: {
+        if (f.wire != pb::kLen) break;
+        pb::Reader e(f.bytes, f.number == 8 ? "OperatorSetIdProto" : "StringStringEntryProto");
+        std::string key;
+        Value val = f.number == 8 ? Value::integer(0) : Value::text("");
+        while (!e.done()) {
+          ZT_ASSIGN_OR_RETURN(pb::Field g, e.next());
+          if (g.number == 1 && g.wire == pb::kLen) key = text(g.bytes);
+          if (g.number == 2 && f.number == 8 && g.wire == pb::kVarint) val = Value::integer(static_cast<int64_t>(g.value));
+          if (g.number == 2 && f.number == 14 && g.wire == pb::kLen) val = Value::text(text(g.bytes));
+        }
+        if (f.number == 8) opsets.set(key.empty() ? "ai.onnx" : key, std::move(val));
+        else props.set(key, std::move(val));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (!has_graph) return Status(ErrorCode::malformed_manifest, "onnx: ModelProto has no graph (field 7): not an ONNX model");
+  if (!src->graph_name_.empty()) attrs.set("graph_name", Value::text(src->graph_name_));
+  if (!opsets.as_map().empty()) attrs.set("opset_import", std::move(opsets));
+  if (!props.as_map().empty()) attrs.set("metadata_props", std::move(props));
+  if (src->sparse_skipped_) attrs.set("sparse_initializers_skipped", Value::uint(src->sparse_skipped_));
+  src->manifest_.version = "1.2.0";
+  src->manifest_.attributes = std::move(attrs);
+  return std::unique_ptr<TensorSource>(std::move(src));
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_onnx(const std::string& path) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  auto bytes = mapped->bytes();
+  return OnnxSource::load(bytes, std::move(mapped), parent_dir(path));
+}
+
+Result<std::unique_ptr<TensorSource>> open_onnx_memory(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                                       const std::string& base_dir) {
+  return OnnxSource::load(bytes, std::move(owner), base_dir);
+}
+
+}  // namespace zt

@@ -1,0 +1,234 @@
+// TensorSource over a torch.save zip checkpoint: the restricted unpickler
+// names the tensors, the zip index finds each storage record, and each
+// tensor's byte range inside its storage is checked before it is exposed.
+#include <cstring>
+#include <unordered_map>
+
+#include "common/byteswap.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
+#include "convert/pytorch/torch_zip.h"
+#include "ztensor/pytorch_format.h"
+#include "ztensor/reader.h"
+
+namespace zt {
+namespace {
+
+// A strided view larger than its storage (expand()) would be materialized in
+// full; beyond this many bytes it is refused rather than allocated.
+inline constexpr uint64_t kMaxGatheredBytes = uint64_t{1} << 34;
+// Start of every legacy (pre-1.6) torch.save file: PROTO 2, LONG1 magic.
+constexpr uint8_t kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+
+struct TensorSlot {
+  TorchTensorRef ref;
+  std::span<const uint8_t> storage;  // the storage's bytes as declared
+  const ZipMember* member = nullptr;
+  bool contiguous = true;
+  uint64_t nbytes = 0;
+};
+
+bool is_contiguous(const TorchTensorRef& t) {
+  uint64_t expected = 1;
+  for (size_t i = t.shape.size(); i-- > 0;) {
+    if (t.shape[i] != 1 && t.stride[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+// Copies a strided view element by element in row-major order.
+void gather(const TensorSlot& s, uint8_t* out) {
+  const auto& t = s.ref;
+  const uint64_t w = t.element_bytes;
+  const size_t rank = t.shape.size();
+  std::vector<uint64_t> idx(rank, 0);
+  uint64_t n = s.nbytes / w;
+  for (uint64_t e = 0; e < n; ++e) {
+    uint64_t src = t.storage_offset;
+    for (size_t d = 0; d < rank; ++d) src += idx[d] * t.stride[d];
+    std::memcpy(out + e * w, s.storage.data() + src * w, w);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < t.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+class TorchSource final : public TensorSource {
+ public:
+  const char* format_name() const override { return "pytorch"; }
+  const Manifest& manifest() const override { return manifest_; }
+  const Object* find(std::string_view name) const override {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
+  }
+
+  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
+    auto it = index_.find(object.name);
+    if (it == index_.end()) return Status(ErrorCode::not_found, "pytorch: no object '" + object.name + "'");
+    if (role != "data") return Status(ErrorCode::not_found, "pytorch: object '" + object.name + "' has no component '" + std::string(role) + "'");
+    const TensorSlot& s = slots_[it->second];
+    ComponentBytes out;
+    if (s.nbytes == 0) {  // empty tensors may name any offset; expose no bytes
+      out.owner = owner_;
+      out.zero_copy = true;
+      return out;
+    }
+    if (s.contiguous && !big_endian_) {
+      out.bytes = s.storage.subspan(static_cast<size_t>(s.ref.storage_offset * s.ref.element_bytes), static_cast<size_t>(s.nbytes));
+      out.owner = owner_;
+      out.zero_copy = true;
+      return out;
+    }
+    if (s.nbytes > kMaxGatheredBytes)
+      return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a strided view of " +
+                                                   std::to_string(s.nbytes) + " bytes (copy limit " + std::to_string(kMaxGatheredBytes) + ")");
+    auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.nbytes));
+    if (s.contiguous)
+      std::memcpy(buf->data(), s.storage.data() + s.ref.storage_offset * s.ref.element_bytes, static_cast<size_t>(s.nbytes));
+    else
+      gather(s, buf->data());
+    if (big_endian_) byteswap_elements(buf->data(), buf->size(), dtype_width(s.ref.dtype));
+    out.bytes = {buf->data(), buf->size()};
+    out.owner = buf;
+    return out;
+  }
+
+  Status verify() const override {
+    for (const ZipMember* m : checked_members_) {
+      auto bytes = zip_.stored_bytes(file_, *m);
+      if (!bytes.ok()) return bytes.status();
+      uint32_t crc = zip_crc32(*bytes);
+      if (crc != m->crc32)
+        return {ErrorCode::digest_mismatch, "pytorch: zip member '" + m->name + "' fails its CRC-32"};
+    }
+    return {};
+  }
+
+  static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner);
+
+ private:
+  Status build(const UnpickledCheckpoint& ckpt, const std::string& prefix);
+
+  std::span<const uint8_t> file_;
+  std::shared_ptr<const void> owner_;
+  ZipIndex zip_;
+  bool big_endian_ = false;
+  Manifest manifest_;
+  std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<const ZipMember*> checked_members_;
+};
+
+// Checks one tensor's view against its storage record and fills the slot.
+Result<TensorSlot> place(const TorchTensorRef& t, const ZipIndex& zip, std::span<const uint8_t> file, const std::string& prefix) {
+  TensorSlot s;
+  s.ref = t;
+  const std::string where = "pytorch: tensor '" + t.name + "'";
+  std::string record = prefix + "/data/" + t.storage_key;
+  s.member = zip.find(record);
+  if (!s.member) return Status(ErrorCode::missing_component, where + ": storage record '" + record + "' is not in the archive");
+  ZT_ASSIGN_OR_RETURN(auto bytes, zip.stored_bytes(file, *s.member));
+  if (t.storage_bytes > bytes.size())
+    return Status(ErrorCode::length_mismatch, where + ": storage '" + t.storage_key + "' declares " + std::to_string(t.storage_bytes) +
+                                                  " bytes but its record holds " + std::to_string(bytes.size()));
+  s.storage = bytes.first(static_cast<size_t>(t.storage_bytes));
+  auto numel = checked_product(t.shape);
+  auto nbytes = numel ? checked_mul(*numel, t.element_bytes) : std::nullopt;
+  if (!nbytes) return Status(ErrorCode::shape_overflow, where + ": shape product overflows 64 bits");
+  s.nbytes = *nbytes;
+  s.contiguous = is_contiguous(t);
+  if (s.nbytes == 0) return s;  // an empty tensor touches no storage bytes
+  // Highest element index the view reaches must lie inside the storage.
+  std::optional<uint64_t> last = t.storage_offset;
+  for (size_t d = 0; d < t.shape.size() && last; ++d) {
+    auto step = checked_mul(t.shape[d] - 1, t.stride[d]);
+    last = step ? checked_add(*last, *step) : std::nullopt;
+  }
+  auto end = last ? checked_add(*last, 1) : std::nullopt;
+  auto end_bytes = end ? checked_mul(*end, t.element_bytes) : std::nullopt;
+  if (!end_bytes || *end_bytes > s.storage.size())
+    return Status(ErrorCode::offset_out_of_range, where + ": view (offset " + std::to_string(t.storage_offset) +
+                                                      ", shape and stride) reaches past storage '" + t.storage_key + "' of " +
+                                                      std::to_string(s.storage.size()) + " bytes");
+  return s;
+}
+
+Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& prefix) {
+  manifest_.version = "1.2.0";
+  manifest_.attributes = ckpt.attributes;
+  std::unordered_map<std::string, bool> members_seen;
+  for (const auto& t : ckpt.tensors) {
+    ZT_ASSIGN_OR_RETURN(TensorSlot s, place(t, zip_, file_, prefix));
+    Object o;
+    o.name = t.name;
+    o.shape = t.shape;
+    o.format = "dense";
+    Component c;
+    c.dtype = t.dtype;
+    c.type = t.type;
+    c.type_name = logical_type_name(t.type);
+    c.offset = s.member->data_offset + (s.contiguous ? t.storage_offset * t.element_bytes : 0);
+    c.length = s.nbytes;
+    o.components.emplace_back("data", std::move(c));
+    if (!members_seen[s.member->name]) {
+      members_seen[s.member->name] = true;
+      checked_members_.push_back(s.member);
+    }
+    index_.emplace(o.name, manifest_.objects.size());
+    manifest_.objects.push_back(std::move(o));
+    slots_.push_back(std::move(s));
+  }
+  return {};
+}
+
+Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner) {
+  if (file.size() >= sizeof kLegacyMagic && std::memcmp(file.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
+    return Status(ErrorCode::unsupported,
+                  "pytorch: legacy (pre-1.6, non-zip) torch.save format is not read; re-save it with a current torch.save");
+  auto zip = ZipIndex::parse(file);
+  if (!zip.ok()) {
+    if (zip.status().code() == ErrorCode::bad_magic)
+      return Status(ErrorCode::bad_magic, "pytorch: not a torch.save zip archive (" + zip.status().message() + ")");
+    return zip.status();
+  }
+  auto src = std::unique_ptr<TorchSource>(new TorchSource());
+  src->file_ = file;
+  src->owner_ = std::move(owner);
+  src->zip_ = std::move(zip).value();
+  // Records live under one top-level folder named after the saved file.
+  const auto& members = src->zip_.members();
+  if (members.empty()) return Status(ErrorCode::bad_magic, "pytorch: empty zip archive");
+  const std::string& first = members.front().name;
+  std::string prefix = first.substr(0, first.find('/'));
+  const ZipMember* pkl = src->zip_.find(prefix + "/data.pkl");
+  if (!pkl) return Status(ErrorCode::bad_magic, "pytorch: zip has no '" + prefix + "/data.pkl' record (not a torch.save checkpoint)");
+  if (const ZipMember* bo = src->zip_.find(prefix + "/byteorder")) {
+    ZT_ASSIGN_OR_RETURN(auto b, src->zip_.stored_bytes(file, *bo));
+    std::string_view order(reinterpret_cast<const char*>(b.data()), b.size());
+    if (order == "big")
+      src->big_endian_ = true;
+    else if (order != "little")
+      return Status(ErrorCode::malformed_manifest, "pytorch: byteorder record must be 'little' or 'big'");
+  }
+  ZT_ASSIGN_OR_RETURN(auto pickle_bytes, src->zip_.stored_bytes(file, *pkl));
+  src->checked_members_.push_back(pkl);
+  ZT_ASSIGN_OR_RETURN(UnpickledCheckpoint ckpt, unpickle_restricted(pickle_bytes));
+  ZT_RETURN_IF_ERROR(src->build(ckpt, prefix));
+  return std::unique_ptr<TensorSource>(std::move(src));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_pytorch(const std::string& path) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  auto bytes = mapped->bytes();
+  return TorchSource::load(bytes, std::move(mapped));
+}
+
+Result<std::unique_ptr<TensorSource>> open_pytorch_memory(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner) {
+  return TorchSource::load(bytes, std::move(owner));
+}
+
+}  // namespace zt
