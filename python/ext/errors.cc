@@ -1,0 +1,33 @@
+#include "errors.h"
+
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace ztpy {
+
+// Builds the exception through ztensor.errors.from_status so Python and C++
+// agree on which class a code maps to.
+static void raise_status(const zt::Status& status) {
+  try {
+    nb::object mod = nb::module_::import_("ztensor.errors");
+    nb::object exc = mod.attr("from_status")(zt::error_code_name(status.code()), status.message());
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  } catch (nb::python_error& e) {
+    e.restore();
+  }
+}
+
+void init_errors(nb::module_& m) {
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      raise_status(e.status());
+    }
+  });
+  m.def("error_code_name", [](int code) { return zt::error_code_name(static_cast<zt::ErrorCode>(code)); },
+        "Stable name of a numeric zt::ErrorCode.");
+}
+
+}  // namespace ztpy

@@ -1,0 +1,283 @@
+// ztensor._core.Reader: a thin handle over zt::Reader. The Python class in
+// ztensor/_reader.py adds the user-facing API on top.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "array_out.h"
+#include "dtype_convert.h"
+#include "errors.h"
+#include "value_convert.h"
+#include "ztensor/reader.h"
+
+namespace nb = nanobind;
+
+namespace ztpy {
+namespace {
+
+// Held by shared_ptr so a call that released the GIL keeps the reader alive
+// even if another thread closes the Python object meanwhile.
+struct PyReader {
+  std::shared_ptr<const zt::Reader> reader;
+  bool verify_on_read = false;
+
+  std::shared_ptr<const zt::Reader> get() const {
+    if (!reader) throw_status(zt::Status(zt::ErrorCode::invalid_argument, "reader is closed"));
+    return reader;
+  }
+};
+
+const zt::Object& find_object(const zt::Reader& r, std::string_view name) {
+  const zt::Object* obj = r.find(name);
+  if (!obj)
+    throw_status(zt::Status(zt::ErrorCode::not_found, "no object named '" + std::string(name) + "'"));
+  return *obj;
+}
+
+nb::tuple shape_tuple(const std::vector<uint64_t>& shape) {
+  nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(shape.size())));
+  for (size_t i = 0; i < shape.size(); ++i)
+    PyTuple_SET_ITEM(t.ptr(), i, PyLong_FromUnsignedLongLong(shape[i]));
+  return nb::borrow<nb::tuple>(t);
+}
+
+nb::dict component_dict(const zt::Component& c) {
+  nb::dict d;
+  d["dtype"] = zt::dtype_name(c.dtype);
+  // Unknown logical types keep the name as written (reader falls back to dtype).
+  d["type"] = c.type_name.empty() ? nb::none() : nb::object(nb::str(c.type_name.c_str()));
+  d["offset"] = c.offset;
+  d["length"] = c.length;
+  // As written, so an encoding this build cannot decode is still named.
+  d["encoding"] = c.encoding_text.empty() ? std::string(zt::encoding_name(c.encoding)) : c.encoding_text;
+  d["digest"] = c.digest.empty() ? nb::none() : nb::object(nb::str(c.digest.c_str()));
+  d["uncompressed_length"] =
+      c.uncompressed_length ? nb::object(nb::int_(*c.uncompressed_length)) : nb::none();
+  return d;
+}
+
+uint64_t product(const std::vector<uint64_t>& shape) {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;  // the reader rejected overflowing shapes
+  return n;
+}
+
+// Shape of the numpy array handed out for one dense object: the object's
+// shape when the element count fits the logical type, else flat storage
+// elements (an unknown compound logical type, which the spec lets us read raw).
+std::vector<size_t> dense_shape(const zt::Object& obj, const zt::Component& c, size_t nbytes,
+                                nb::dlpack::dtype* dtype) {
+  *dtype = logical_dlpack_dtype(c.dtype, c.type);
+  size_t item = dtype->bits / 8;
+  if (nbytes == product(obj.shape) * item) return {obj.shape.begin(), obj.shape.end()};
+  *dtype = storage_dlpack_dtype(c.dtype);
+  size_t width = zt::dtype_width(c.dtype);
+  if (c.type == zt::LogicalType::none && !c.type_name.empty() && nbytes % width == 0)
+    return {nbytes / width};
+  throw_status(zt::Status(zt::ErrorCode::length_mismatch,
+                          "object '" + obj.name + "' component 'data': " + std::to_string(nbytes) +
+                              " decoded bytes do not match shape x element width"));
+}
+
+nb::object read_component(const PyReader& self, const std::string& name, const std::string& role) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+  const zt::Component* c = obj.find(role);
+  if (!c)
+    throw_status(zt::Status(zt::ErrorCode::not_found,
+                            "object '" + name + "' has no component '" + role + "'"));
+  zt::Result<zt::ComponentBytes> bytes = [&] {
+    nb::gil_scoped_release release;
+    return reader->read_component(obj, role);
+  }();
+  check(bytes.status());
+  size_t width = zt::dtype_width(c->dtype);
+  if (bytes->bytes.size() % width != 0)
+    throw_status(zt::Status(zt::ErrorCode::length_mismatch,
+                            "object '" + name + "' component '" + role +
+                                "': length is not a multiple of the dtype width"));
+  nb::object cap = owner_capsule(bytes->owner);
+  return make_array(*bytes, cap, storage_dlpack_dtype(c->dtype), {bytes->bytes.size() / width});
+}
+
+// numpy has no type for these; Python views the unsigned ints as ml_dtypes.
+bool needs_view(const zt::Component& c) {
+  switch (c.type) {
+    case zt::LogicalType::f8_e4m3fn:
+    case zt::LogicalType::f8_e5m2:
+    case zt::LogicalType::f8_e4m3fnuz:
+    case zt::LogicalType::f8_e5m2fnuz:
+      return true;
+    default:
+      return c.dtype == zt::DType::bf16;
+  }
+}
+
+// Dense objects in one call: the 10k-small-tensor case pays one GIL release
+// and one capsule per distinct owner instead of per-object Python work.
+// Returns (arrays, [(index, dtype, type) of arrays Python must view]).
+nb::tuple read_dense(const PyReader& self, const std::vector<std::string>& names) {
+  auto reader = self.get();
+  std::vector<const zt::Object*> objects;
+  objects.reserve(names.size());
+  for (const auto& name : names) {
+    const zt::Object& obj = find_object(*reader, name);
+    if (obj.format != "dense" || !obj.find("data"))
+      throw_status(zt::Status(zt::ErrorCode::invalid_argument,
+                              "object '" + name + "' has format '" + obj.format +
+                                  "', not a dense array; use read()"));
+    objects.push_back(&obj);
+  }
+  std::vector<zt::Result<zt::ComponentBytes>> results;
+  results.reserve(objects.size());
+  {
+    nb::gil_scoped_release release;
+    for (const zt::Object* obj : objects) results.push_back(reader->read_component(*obj, "data"));
+  }
+  nb::list out, fixups;
+  const void* last_owner = nullptr;
+  nb::object cap;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    check(results[i].status());
+    const zt::ComponentBytes& b = results[i].value();
+    if (!cap.is_valid() || b.owner.get() != last_owner) {
+      cap = owner_capsule(b.owner);
+      last_owner = b.owner.get();
+    }
+    nb::dlpack::dtype dtype;
+    std::vector<size_t> shape = dense_shape(*objects[i], *objects[i]->find("data"), b.bytes.size(), &dtype);
+    out.append(make_array(b, cap, dtype, shape));
+    const zt::Component& c = *objects[i]->find("data");
+    if (needs_view(c))
+      fixups.append(nb::make_tuple(i, zt::dtype_name(c.dtype), zt::logical_type_name(c.type)));
+  }
+  return nb::make_tuple(out, fixups);
+}
+
+// One tuple per object for bulk metadata: (name, format, shape, dtype, type,
+// offset, length, plain) from the `data` component (None fields when the
+// object has none). `plain` = raw little-endian bytes usable straight from
+// the file.
+nb::list index(const PyReader& self) {
+  auto reader = self.get();
+  const auto& objects = reader->manifest().objects;
+  nb::list out;
+  for (const zt::Object& obj : objects) {
+    const zt::Component* c = obj.find("data");
+    nb::object dtype = nb::none(), type = nb::none(), offset = nb::none(), length = nb::none();
+    bool plain = false;
+    if (c) {
+      dtype = nb::str(zt::dtype_name(c->dtype));
+      if (c->type != zt::LogicalType::none) type = nb::str(zt::logical_type_name(c->type));
+      offset = nb::int_(c->offset);
+      length = nb::int_(c->length);
+      plain = c->encoding == zt::Encoding::raw && !c->big_endian;
+    }
+    out.append(nb::make_tuple(nb::str(obj.name.data(), obj.name.size()), nb::str(obj.format.c_str()),
+                              shape_tuple(obj.shape), dtype, type, offset, length, plain));
+  }
+  return out;
+}
+
+nb::tuple object_info(const PyReader& self, const std::string& name) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+  nb::list comps;
+  for (const auto& [role, c] : obj.components) comps.append(nb::make_tuple(role, component_dict(c)));
+  return nb::make_tuple(obj.name, obj.format, shape_tuple(obj.shape),
+                        value_to_python(obj.attributes), comps);
+}
+
+PyReader open_path(const std::string& path, bool verify_on_read) {
+  zt::ReadOptions options;
+  options.verify_on_read = verify_on_read;
+  zt::Result<std::unique_ptr<zt::Reader>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::Reader::open(path, options);
+  }();
+  check(r.status());
+  return PyReader{std::shared_ptr<const zt::Reader>(std::move(r).value()), verify_on_read};
+}
+
+PyReader open_bytes(nb::bytes data, bool verify_on_read) {
+  // Copied once: the arrays we hand out may outlive the bytes object.
+  auto buf = std::make_shared<std::vector<uint8_t>>(
+      static_cast<const uint8_t*>(data.data()), static_cast<const uint8_t*>(data.data()) + data.size());
+  zt::ReadOptions options;
+  options.verify_on_read = verify_on_read;
+  zt::Result<std::unique_ptr<zt::Reader>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::Reader::open_memory(std::span<const uint8_t>(buf->data(), buf->size()), buf, options);
+  }();
+  check(r.status());
+  return PyReader{std::shared_ptr<const zt::Reader>(std::move(r).value()), verify_on_read};
+}
+
+}  // namespace
+
+void init_reader(nb::module_& m) {
+  nb::class_<PyReader>(m, "Reader")
+      .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
+                  "Map and validate a .zt file.")
+      .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })
+      .def_prop_ro("file_size", [](const PyReader& s) { return s.get()->file_size(); })
+      .def_prop_ro("closed", [](const PyReader& s) { return !s.reader; })
+      .def("attributes", [](const PyReader& s) { return value_to_python(s.get()->manifest().attributes); })
+      .def("names",
+           [](const PyReader& s) {
+             auto r = s.get();
+             const auto& objects = r->manifest().objects;
+             nb::object list = nb::steal(PyList_New(static_cast<Py_ssize_t>(objects.size())));
+             for (size_t i = 0; i < objects.size(); ++i)
+               PyList_SET_ITEM(list.ptr(), i,
+                               PyUnicode_FromStringAndSize(objects[i].name.data(), objects[i].name.size()));
+             return list;
+           })
+      .def("__len__", [](const PyReader& s) { return s.get()->manifest().objects.size(); })
+      .def("has", [](const PyReader& s, const std::string& name) { return s.get()->find(name) != nullptr; })
+      .def("index", &index)
+      .def("partition",
+           [](const PyReader& s) {
+             // (dense names, other names): which objects read_dense() can take.
+             auto r = s.get();
+             nb::list dense, other;
+             for (const zt::Object& obj : r->manifest().objects) {
+               nb::str name(obj.name.data(), obj.name.size());
+               if (obj.format == "dense" && obj.find("data")) dense.append(name);
+               else other.append(name);
+             }
+             return nb::make_tuple(dense, other);
+           })
+      .def("object_info", &object_info, nb::arg("name"))
+      .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
+      .def("read_dense", &read_dense, nb::arg("names"))
+      .def("verify",
+           [](const PyReader& s) {
+             auto r = s.get();
+             zt::Status st;
+             {
+               nb::gil_scoped_release release;
+               st = r->verify();
+             }
+             check(st);
+           })
+      .def("verify_object",
+           [](const PyReader& s, const std::string& name) {
+             auto r = s.get();
+             const zt::Object& obj = find_object(*r, name);
+             zt::Status st;
+             {
+               nb::gil_scoped_release release;
+               st = r->verify_object(obj);
+             }
+             check(st);
+           })
+      .def("close", [](PyReader& s) { s.reader.reset(); });
+}
+
+}  // namespace ztpy

@@ -1,0 +1,55 @@
+"""zTensor: read and write .zt tensor containers (spec v1.2).
+
+    import ztensor
+    with ztensor.Writer("model.zt", attributes={"framework": "numpy"}) as w:
+        w.add("w", array, compression="zstd", checksum="sha256")
+    with ztensor.open("model.zt") as r:
+        r.read("w")
+
+``ztensor.numpy`` and ``ztensor.torch`` offer safetensors-style
+``save_file``/``load_file``/``save``/``load``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import errors
+from .errors import (
+    DigestMismatchError,
+    FormatError,
+    LimitError,
+    NotFoundError,
+    UnsupportedError,
+    ZTensorError,
+    ZTensorIOError,
+)
+from ._reader import ComponentInfo, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
+from ._writer import Writer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "open",
+    "Reader",
+    "Writer",
+    "ObjectInfo",
+    "ComponentInfo",
+    "QuantizedGroup",
+    "TensorMetadata",
+    "ZTensorError",
+    "FormatError",
+    "DigestMismatchError",
+    "LimitError",
+    "UnsupportedError",
+    "ZTensorIOError",
+    "NotFoundError",
+    "errors",
+]
+
+
+def __getattr__(name):
+    # `ztensor.torch` without importing torch up front.
+    if name in ("numpy", "torch"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ztensor' has no attribute {name!r}")

@@ -1,0 +1,429 @@
+"""ztensor.open / ztensor.Reader: reading .zt files (v1.2, v1.1, v0.1)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Dict, Iterator, List, Optional
+
+import numpy as np
+
+from . import _core
+from ._dtypes import STORAGE_TO_LEGACY_NAME, numpy_dtype, torch_dtype
+from ._sparse import check_coo, check_csr
+from .errors import error
+
+_FRAMEWORKS = ("numpy", "torch")
+
+
+class Shape(tuple):
+    """An object's shape: a tuple (like numpy's) that also equals the list
+    the manifest holds, so ``shape == [2, 3]`` and ``shape == (2, 3)`` agree."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if isinstance(other, list):
+            return list(self) == other
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+
+class ComponentInfo:
+    """One component of an object as the manifest describes it."""
+
+    __slots__ = ("role", "dtype", "type", "offset", "length", "encoding", "digest", "uncompressed_length")
+
+    def __init__(self, role: str, d: dict):
+        self.role = role
+        self.dtype = d["dtype"]
+        self.type = d["type"]
+        self.offset = d["offset"]
+        self.length = d["length"]
+        self.encoding = d["encoding"]
+        self.digest = d["digest"]
+        self.uncompressed_length = d["uncompressed_length"]
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__ if k != "role"}
+
+    def __repr__(self) -> str:
+        t = f" type={self.type!r}" if self.type else ""
+        return f"<Component {self.role!r} dtype={self.dtype!r}{t} encoding={self.encoding!r} length={self.length}>"
+
+
+class ObjectInfo:
+    """An object's manifest entry: name, format, shape, attributes, components."""
+
+    __slots__ = ("name", "format", "shape", "attributes", "components")
+
+    def __init__(self, name, format, shape, attributes, components):
+        self.name = name
+        self.format = format
+        self.shape = Shape(shape)
+        self.attributes = attributes if attributes is not None else {}
+        self.components = {role: ComponentInfo(role, d) for role, d in components}
+
+    @property
+    def dtype(self) -> Optional[str]:
+        """Storage dtype of the main component (data/values/packed_weight)."""
+        c = self._main()
+        return c.dtype if c else None
+
+    @property
+    def type(self) -> Optional[str]:
+        c = self._main()
+        return c.type if c else None
+
+    def _main(self):
+        for role in ("data", "values", "packed_weight"):
+            if role in self.components:
+                return self.components[role]
+        return next(iter(self.components.values()), None)
+
+    def __repr__(self) -> str:
+        return f"<Object {self.name!r} format={self.format!r} shape={list(self.shape)} components={list(self.components)}>"
+
+
+class TensorMetadata:
+    """Per-tensor metadata in the shape the ztensor 1.2.x package returned."""
+
+    __slots__ = ("name", "dtype", "shape", "format", "type", "components", "attributes")
+
+    def __init__(self, info: ObjectInfo):
+        self.name = info.name
+        self.dtype = STORAGE_TO_LEGACY_NAME.get(info.dtype, info.dtype)
+        self.shape = list(info.shape)
+        self.format = info.format
+        self.type = info.type
+        self.components = {role: c.to_dict() for role, c in info.components.items()}
+        self.attributes = info.attributes or None
+
+    def __repr__(self) -> str:
+        return f"<TensorMetadata name={self.name!r} shape={self.shape} dtype={self.dtype!r}>"
+
+
+class QuantizedGroup:
+    """A quantized_group object: its components (arrays) and parameters."""
+
+    def __init__(self, name, shape, attributes, components):
+        self.name = name
+        self.shape = tuple(shape)
+        self.attributes = dict(attributes or {})
+        self.components = components
+        self.bits = self.attributes.get("bits")
+        self.group_size = self.attributes.get("group_size")
+        self.packing = self.attributes.get("packing")
+
+    @property
+    def packed_weight(self):
+        return self.components["packed_weight"]
+
+    @property
+    def scales(self):
+        return self.components["scales"]
+
+    @property
+    def zeros(self):
+        return self.components["zeros"]
+
+    def __getitem__(self, role):
+        return self.components[role]
+
+    def __repr__(self) -> str:
+        return (f"<QuantizedGroup {self.name!r} shape={list(self.shape)} bits={self.bits} "
+                f"group_size={self.group_size} packing={self.packing!r}>")
+
+
+def _typed(arr: np.ndarray, storage: str, logical: Optional[str]) -> np.ndarray:
+    """View storage elements as their logical numpy type (bf16, fp8, complex)."""
+    dt = numpy_dtype(storage, logical)
+    if arr.dtype == dt:
+        return arr
+    if dt.itemsize != arr.dtype.itemsize:  # complex pairs
+        arr = arr.reshape(-1)
+    return arr.view(dt)
+
+
+def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
+    """torch tensor over (a copy of) a numpy storage array. numpy cannot hold
+    every torch dtype, so the bytes go through uint8."""
+    import torch
+
+    if not arr.flags.writeable or copy:
+        arr = np.array(arr, copy=True)
+    t = torch.from_numpy(arr.reshape(-1).view(np.uint8))
+    return t.view(dtype).reshape(tuple(shape))
+
+
+class Reader:
+    """A validated, memory-mapped .zt file.
+
+    ``ztensor.open(path)`` and ``ztensor.Reader(path)`` are the same. Use it as
+    a context manager or call :meth:`close`; arrays already handed out stay
+    valid after closing (they keep the mapping alive).
+    """
+
+    def __init__(self, path, *, verify: bool = False, _core_reader=None):
+        if _core_reader is None:
+            self._path = os.fspath(path)
+            self._r = _core.Reader.open(self._path, verify)
+        else:
+            self._path = None
+            self._r = _core_reader
+        self._verify_on_read = verify
+        self._attributes = None
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, verify: bool = False) -> "Reader":
+        """A reader over a whole .zt file held in memory (copied once)."""
+        return cls(None, verify=verify, _core_reader=_core.Reader.from_bytes(bytes(data), verify))
+
+    # -- lifetime -----------------------------------------------------------
+    def close(self) -> None:
+        self._r.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._r.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- manifest -----------------------------------------------------------
+    @property
+    def path(self) -> Optional[str]:
+        return self._path
+
+    @property
+    def version(self) -> str:
+        """Spec version of the file ("1.2.0", or "1.1.0"/"0.1.0" for legacy files)."""
+        return self._r.version
+
+    @property
+    def format(self) -> str:
+        return "zt"
+
+    @property
+    def attributes(self) -> Dict[str, Any]:
+        """File attributes (an empty dict when the file has none)."""
+        if self._attributes is None:
+            a = self._r.attributes()
+            self._attributes = a if isinstance(a, dict) else {}
+        return self._attributes
+
+    def keys(self) -> List[str]:
+        """Object names in file order."""
+        return self._r.names()
+
+    def __len__(self) -> int:
+        return len(self._r)
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and self._r.has(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._r.names())
+
+    def object(self, name: str) -> ObjectInfo:
+        """Manifest entry of one object. NotFoundError (a KeyError) if absent."""
+        return ObjectInfo(*self._r.object_info(name))
+
+    def objects(self) -> Dict[str, ObjectInfo]:
+        return {n: self.object(n) for n in self._r.names()}
+
+    # -- data ---------------------------------------------------------------
+    def read_component(self, name: str, role: str) -> np.ndarray:
+        """1-D array of one component's decoded little-endian storage elements.
+
+        Raw components are read-only zero-copy views of the mapping.
+        """
+        arr = self._r.read_component(name, role)
+        if arr.dtype == np.uint16:  # u16 or bf16 (numpy has no bfloat16)
+            return _typed(arr, self.object(name).components[role].dtype, None)
+        return arr
+
+    def read(self, name: str, framework: str = "numpy", *, copy: bool = False):
+        """One object in the chosen framework ("numpy" or "torch").
+
+        dense -> array of its shape and logical type; sparse_csr/sparse_coo ->
+        scipy.sparse csr_array/coo_array (numpy) or torch sparse tensors;
+        quantized_group -> QuantizedGroup. numpy arrays of raw objects are
+        read-only views of the file unless copy=True; torch tensors are
+        always fresh memory.
+        """
+        if framework not in _FRAMEWORKS:
+            raise error("invalid_argument", f"framework must be one of {_FRAMEWORKS}, not {framework!r}")
+        info = self.object(name)
+        if info.format == "dense":
+            if framework == "torch":
+                return self._dense_torch(info)
+            arr = self._dense_numpy([name])[0]
+            return arr.copy() if copy else arr
+        if info.format == "sparse_csr":
+            return self._csr(info, framework)
+        if info.format == "sparse_coo":
+            return self._coo(info, framework)
+        if info.format == "quantized_group":
+            return self._quantized(info, framework)
+        raise error("unknown_format", f"object '{name}': format '{info.format}' is not supported by this reader")
+
+    def _dense_numpy(self, names: List[str]) -> List[np.ndarray]:
+        arrays, fixups = self._r.read_dense(names)
+        for i, storage, logical in fixups:
+            arrays[i] = _typed(arrays[i], storage, logical)
+        return arrays
+
+    def _dense_torch(self, info: ObjectInfo):
+        c = info.components["data"]
+        arr = self._r.read_component(info.name, "data")
+        return _numpy_to_torch(arr, torch_dtype(c.dtype, c.type), info.shape, copy=not arr.flags.writeable)
+
+    def _component(self, info: ObjectInfo, role: str) -> np.ndarray:
+        if role not in info.components:
+            raise error("missing_component", f"object '{info.name}' ({info.format}) has no component '{role}'")
+        c = info.components[role]
+        return _typed(self._r.read_component(info.name, role), c.dtype, c.type)
+
+    def _csr(self, info: ObjectInfo, framework: str):
+        values = self._component(info, "values")
+        indices, indptr = check_csr(info.name, info.shape, values,
+                                    self._component(info, "indices"), self._component(info, "indptr"))
+        if framework == "torch":
+            import torch
+            c = info.components["values"]
+            v = _numpy_to_torch(self._r.read_component(info.name, "values"), torch_dtype(c.dtype, c.type), (len(values),))
+            with warnings.catch_warnings():  # "sparse CSR support is in beta"
+                warnings.simplefilter("ignore", UserWarning)
+                # check_sparse_csr validated the structure already
+                return torch.sparse_csr_tensor(torch.from_numpy(np.array(indptr)), torch.from_numpy(np.array(indices)),
+                                               v, size=info.shape, check_invariants=False)
+        import scipy.sparse
+        return scipy.sparse.csr_array((values, indices, indptr), shape=info.shape)
+
+    def _coo(self, info: ObjectInfo, framework: str):
+        values = self._component(info, "values")
+        coords = check_coo(info.name, info.shape, values, self._component(info, "coords"))
+        if framework == "torch":
+            import torch
+            c = info.components["values"]
+            v = _numpy_to_torch(self._r.read_component(info.name, "values"), torch_dtype(c.dtype, c.type), (len(values),))
+            return torch.sparse_coo_tensor(torch.from_numpy(np.array(coords)), v, size=info.shape,
+                                           check_invariants=False)
+        import scipy.sparse
+        return scipy.sparse.coo_array((values, tuple(coords)), shape=info.shape)
+
+    def _quantized(self, info: ObjectInfo, framework: str):
+        comps = {}
+        for role, c in info.components.items():
+            arr = self._r.read_component(info.name, role)
+            if framework == "torch":
+                comps[role] = _numpy_to_torch(arr, torch_dtype(c.dtype, c.type), (-1,), copy=not arr.flags.writeable)
+            else:
+                comps[role] = _typed(arr, c.dtype, c.type)
+        for role in ("packed_weight", "scales", "zeros"):
+            if role not in comps:
+                raise error("missing_component", f"object '{info.name}' (quantized_group) has no component '{role}'")
+        return QuantizedGroup(info.name, info.shape, info.attributes, comps)
+
+    def verify(self, name: Optional[str] = None) -> None:
+        """Check every digest (or one object's). Raises DigestMismatchError."""
+        if name is None:
+            self._r.verify()
+        else:
+            self._r.verify_object(name)
+
+    # -- ztensor 1.2.x / safetensors compatible surface ----------------------
+    def __getitem__(self, name: str):
+        if not isinstance(name, str) or not self._r.has(name):
+            raise KeyError(f"Tensor '{name}' not found")
+        return self.read(name)
+
+    def get_tensor(self, name: str):
+        return self[name]
+
+    def read_numpy(self, name, *, copy: bool = False):
+        if isinstance(name, str):
+            return self.read(name, copy=copy)
+        return {n: self.read(n, copy=copy) for n in name}
+
+    def read_torch(self, name, *, copy: bool = False, device: str = "cpu"):
+        if isinstance(name, str):
+            t = self.read(name, "torch")
+            return t if device == "cpu" else t.to(device)
+        return {n: self.read_torch(n, device=device) for n in name}
+
+    def read_tensors(self, names, *, copy: bool = False) -> Dict[str, Any]:
+        return self.read_numpy(list(names), copy=copy)
+
+    def metadata(self, name=None):
+        """No argument: file attributes as a dict (safetensors style). A name or
+        a list of names: TensorMetadata (ztensor 1.2.x style)."""
+        if name is None:
+            return self.attributes
+        if isinstance(name, str):
+            return TensorMetadata(self.object(name))
+        return [TensorMetadata(self.object(n)) for n in name]
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{len(self)} objects"
+        return f"<ztensor.Reader {self._path!r} v{self.version if not self.closed else '?'} {state}>"
+
+
+def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
+    """Open and validate a .zt file. ``verify=True`` checks each component's
+    digest whenever it is read (see also :meth:`Reader.verify`)."""
+    return Reader(path, verify=verify)
+
+
+# --- bulk loaders behind ztensor.numpy / ztensor.torch ----------------------
+
+def load_all_numpy(reader: Reader) -> Dict[str, Any]:
+    """Every object: dense ones in one extension call (zero-copy when raw)."""
+    dense, other = reader._r.partition()
+    out = dict(zip(dense, reader._dense_numpy(dense)))
+    for name in other:
+        out[name] = reader.read(name)
+    if other:  # keep file order
+        out = {n: out[n] for n in reader.keys()}
+    return out
+
+
+def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
+    """Every object as torch tensors. Raw dense objects are views of one
+    private copy-on-write mapping of the file (torch.UntypedStorage.from_file,
+    shared=False), like safetensors: no copy, writes never reach the file.
+    Compressed or legacy big-endian objects are decoded into fresh memory."""
+    import torch
+
+    index = reader._r.index()
+    base = None
+    if reader.path is not None and not reader._verify_on_read and any(e[7] for e in index):
+        storage = torch.UntypedStorage.from_file(reader.path, shared=False, nbytes=reader._r.file_size)
+        base = torch.empty(0, dtype=torch.uint8).set_(storage)
+    dtypes = {}
+    out = {}
+    for name, fmt, shape, storage_dtype, logical, offset, length, plain in index:
+        if fmt == "dense" and plain and base is not None:
+            key = (storage_dtype, logical)
+            dt = dtypes.get(key)
+            if dt is None:
+                dt = dtypes[key] = torch_dtype(storage_dtype, logical)
+            t = base[offset:offset + length].view(dt)
+            try:
+                t = t.view(shape)
+            except RuntimeError:  # unknown compound logical type: flat storage elements
+                pass
+        else:
+            t = reader.read(name, "torch")
+        if device != "cpu":
+            t = t.to(device)
+        out[name] = t
+    return out

@@ -1,0 +1,50 @@
+"""safetensors-style helpers for numpy arrays.
+
+    from ztensor.numpy import save_file, load_file
+    save_file({"w": np.zeros((2, 3), np.float32)}, "model.zt", metadata={"k": "v"})
+    tensors = load_file("model.zt")
+
+load_file/load return read-only arrays that view the file mapping for raw
+objects (no copy; like safetensors' numpy arrays they are not writable) and
+fresh arrays for compressed ones; call .copy() to modify. Non-dense objects
+come back as scipy.sparse arrays or ztensor.QuantizedGroup.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, Optional, Union
+
+import numpy as np
+
+from ._files import check_metadata, save_to_bytes
+from ._reader import Reader, load_all_numpy
+from ._writer import Writer
+
+__all__ = ["save_file", "load_file", "save", "load"]
+
+
+def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
+              metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
+              level: Optional[int] = None, checksum: Optional[str] = None) -> None:
+    """Save `tensors` to `filename`; each array is streamed to disk as it is
+    added, so no whole-file buffer is built. `metadata` becomes the file
+    attributes."""
+    with Writer(filename, attributes=check_metadata(metadata)) as w:
+        for name, array in tensors.items():
+            w.add(name, array, compression=compression, level=level, checksum=checksum)
+
+
+def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
+    """The bytes of the .zt file save_file would write."""
+    return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
+
+
+def load_file(filename: Union[str, os.PathLike]) -> Dict[str, np.ndarray]:
+    with Reader(filename) as r:
+        return load_all_numpy(r)
+
+
+def load(data: bytes) -> Dict[str, np.ndarray]:
+    with Reader.from_bytes(data) as r:
+        return load_all_numpy(r)
