@@ -3,6 +3,9 @@
 
 #include "array_out.h"
 #include "errors.h"
+#ifdef ZT_HAVE_Z4AI
+#include "ztensor/z4ai_encoding.h"
+#endif
 
 namespace nb = nanobind;
 
@@ -17,4 +20,7 @@ NB_MODULE(_core, m) {
   ztpy::init_errors(m);
   ztpy::init_reader(m);
   ztpy::init_writer(m);
+#ifdef ZT_HAVE_Z4AI
+  zt::register_z4ai_encoding();  // .zt components with encoding "z4ai"
+#endif
 }

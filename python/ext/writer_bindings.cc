@@ -38,6 +38,29 @@ zt::DigestAlgo digest_from_name(const std::string& name) {
   bad("checksum must be None, 'sha256' or 'crc32c', not '" + name + "'");
 }
 
+// "raw", "zstd", "z4ai" or "z4ai:<effort>" (effort rides in the string so
+// every add path shares one argument list).
+void set_encoding(zt::ComponentSpec& c, const std::string& encoding, const std::string& name) {
+  std::string base = encoding.empty() ? "raw" : encoding;
+  std::string effort;
+  if (auto colon = base.find(':'); colon != std::string::npos) {
+    effort = base.substr(colon + 1);
+    base = base.substr(0, colon);
+  }
+  auto enc = zt::encoding_from_name(base);
+  if (!enc || *enc == zt::Encoding::unknown) bad("object '" + name + "': unknown compression '" + encoding + "'");
+  c.encoding = *enc;
+  if (effort.empty() || effort == "fast") {
+    c.effort = 0;
+  } else if (effort == "balanced" && *enc == zt::Encoding::z4ai) {
+    c.effort = 1;
+  } else if (effort == "max" && *enc == zt::Encoding::z4ai) {
+    c.effort = 2;
+  } else {
+    bad("object '" + name + "': unknown effort '" + effort + "' for compression '" + base + "'");
+  }
+}
+
 struct PyWriter {
   std::unique_ptr<zt::Writer> writer;
   // zt::Writer is single-threaded; Python threads may call add() at once
@@ -73,9 +96,7 @@ struct PyWriter {
         c.type = *lt;
       }
       c.data = std::span<const uint8_t>(data.data(), data.shape(0));
-      auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
-      if (!enc) bad("object '" + name + "': unknown compression '" + encoding + "'");
-      c.encoding = *enc;
+      set_encoding(c, encoding, name);
       c.level = level;
       c.digest = digest_from_name(digest);
       spec.components.push_back(std::move(c));
@@ -116,9 +137,7 @@ struct PyWriter {
       if (!lt) bad("object '" + name + "': unknown logical type '" + type + "'");
       c.type = *lt;
     }
-    auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
-    if (!enc) bad("object '" + name + "': unknown compression '" + encoding + "'");
-    c.encoding = *enc;
+    set_encoding(c, encoding, name);
     c.level = level;
     c.digest = digest_from_name(digest);
     Py_buffer view;

@@ -65,7 +65,10 @@ def _component(array, logical: Optional[str] = None) -> Tuple[str, str, Any, Tup
     return storage, ltype or "", data, shape
 
 
-def _encoding(compression, level, compress) -> Tuple[str, int]:
+_EFFORTS = (None, "fast", "balanced", "max")
+
+
+def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
     # ztensor 1.2.x spelled it compress=False/True/<level>.
     if compress is not None and compression is None:
         if compress is True:
@@ -74,8 +77,16 @@ def _encoding(compression, level, compress) -> Tuple[str, int]:
             compression, level = "zstd", compress
     if compression not in _COMPRESSIONS:
         raise error("invalid_argument", f"compression must be None, 'zstd' or 'z4ai', not {compression!r}")
+    if effort not in _EFFORTS:
+        raise error("invalid_argument", f"effort must be None, 'fast', 'balanced' or 'max', not {effort!r}")
+    if effort is not None and compression != "z4ai":
+        raise error("invalid_argument", "effort applies only to compression='z4ai'")
     if compression in (None, "raw"):
         return "raw", DEFAULT_ZSTD_LEVEL
+    if compression == "z4ai":
+        # The encoding string carries the effort tier to the C++ writer.
+        enc = "z4ai" if effort in (None, "fast") else f"z4ai:{effort}"
+        return enc, -1 if level is None else int(level)
     return compression, DEFAULT_ZSTD_LEVEL if level is None else int(level)
 
 
@@ -118,22 +129,25 @@ class Writer:
     def __len__(self) -> int:
         return self._w.object_count
 
-    def _add(self, name, shape, format, attributes, components, compression, level, checksum, compress=None):
-        encoding, lvl = _encoding(compression, level, compress)
+    def _add(self, name, shape, format, attributes, components, compression, level, checksum, compress=None,
+             effort=None):
+        encoding, lvl = _encoding(compression, level, compress, effort)
         digest = _checksum(checksum)
         comps = [(role, storage, ltype, data, encoding, lvl, digest) for role, (storage, ltype, data, _) in components]
         self._w.add(name, [int(d) for d in shape], format, attributes, comps)
 
     def add(self, name: str, array, *, compression: Optional[str] = None, level: Optional[int] = None,
-            checksum: Optional[str] = None, attributes: Optional[Mapping[str, Any]] = None, compress=None) -> None:
+            checksum: Optional[str] = None, attributes: Optional[Mapping[str, Any]] = None, compress=None,
+            effort: Optional[str] = None) -> None:
         """Add a dense object from a numpy array or torch tensor (any supported
         dtype; bf16/fp8 via ml_dtypes or torch; complex). scipy.sparse arrays
         and sparse torch tensors are stored as sparse_csr / sparse_coo.
-        `compress` (False/True/level) is the ztensor 1.2.x spelling."""
-        if compression is None and compress is None and checksum is None:
+        `compress` (False/True/level) is the ztensor 1.2.x spelling.
+        compression="z4ai" takes effort=None|"fast"|"balanced"|"max"."""
+        if compression is None and compress is None and checksum is None and effort is None:
             encoding, lvl, digest = "raw", DEFAULT_ZSTD_LEVEL, ""
         else:
-            encoding, lvl = _encoding(compression, level, compress)
+            encoding, lvl = _encoding(compression, level, compress, effort)
             digest = _checksum(checksum)
         if type(array) is np.ndarray and array.flags.c_contiguous:
             # Fast path (many small tensors): the array itself is the buffer.
@@ -142,10 +156,10 @@ class Writer:
                 self._w.add_dense(name, array.shape, zt[0], zt[1] or "", array, encoding, lvl, digest, attributes)
                 return
         if _is_scipy_sparse(array):
-            return self._add_scipy(name, array, compression=compression, level=level, checksum=checksum,
+            return self._add_scipy(name, array, compression=compression, level=level, checksum=checksum, effort=effort,
                                    attributes=attributes)
         if _is_torch(array) and array.layout != __import__("torch").strided:
-            return self._add_torch_sparse(name, array, compression=compression, level=level, checksum=checksum,
+            return self._add_torch_sparse(name, array, compression=compression, level=level, checksum=checksum, effort=effort,
                                           attributes=attributes)
         storage, ltype, data, shape = _component(array)
         self._w.add_dense(name, shape, storage, ltype, data, encoding, lvl, digest, attributes)
@@ -157,37 +171,37 @@ class Writer:
     write_torch = write_numpy
 
     def add_sparse_csr(self, name: str, values, indices, indptr, shape: Sequence[int], *,
-                       compression=None, level=None, checksum=None, attributes=None) -> None:
+                       compression=None, level=None, checksum=None, attributes=None, effort=None) -> None:
         """A sparse_csr object; indices and indptr are stored as u64."""
         v = _component(values)
         if len(v[3]) != 1:
             raise error("invalid_argument", f"object '{name}': values must be 1-D")
         idx, ptr = check_csr(name, shape, range(v[3][0]), _index_array(indices), _index_array(indptr))
         comps = [("values", v), ("indices", _component(idx.astype("<u8"))), ("indptr", _component(ptr.astype("<u8")))]
-        self._add(name, shape, "sparse_csr", attributes, comps, compression, level, checksum)
+        self._add(name, shape, "sparse_csr", attributes, comps, compression, level, checksum, effort=effort)
 
     def add_sparse_coo(self, name: str, values, coords, shape: Sequence[int], *,
-                       compression=None, level=None, checksum=None, attributes=None) -> None:
+                       compression=None, level=None, checksum=None, attributes=None, effort=None) -> None:
         """A sparse_coo object; coords (ndim, nnz) or flat SoA, stored as u64."""
         v = _component(values)
         if len(v[3]) != 1:
             raise error("invalid_argument", f"object '{name}': values must be 1-D")
         co = check_coo(name, shape, range(v[3][0]), _index_array(coords))
         comps = [("values", v), ("coords", _component(co.reshape(-1).astype("<u8")))]
-        self._add(name, shape, "sparse_coo", attributes, comps, compression, level, checksum)
+        self._add(name, shape, "sparse_coo", attributes, comps, compression, level, checksum, effort=effort)
 
     def add_quantized_group(self, name: str, packed_weight, scales, zeros, shape: Sequence[int], *,
                             bits: int, group_size: int, packing: str,
-                            compression=None, level=None, checksum=None, attributes=None) -> None:
+                            compression=None, level=None, checksum=None, attributes=None, effort=None) -> None:
         """A quantized_group object (e.g. GPTQ 4-bit: packing="8_per_i32")."""
         attrs = dict(attributes or {})
         attrs.update(bits=int(bits), group_size=int(group_size), packing=str(packing))
         comps = [("packed_weight", _component(packed_weight)), ("scales", _component(scales)),
                  ("zeros", _component(zeros))]
-        self._add(name, shape, "quantized_group", attrs, comps, compression, level, checksum)
+        self._add(name, shape, "quantized_group", attrs, comps, compression, level, checksum, effort=effort)
 
     def add_object(self, name: str, shape: Sequence[int], format: str, components: Mapping[str, Any], *,
-                   attributes=None, compression=None, level=None, checksum=None) -> None:
+                   attributes=None, compression=None, level=None, checksum=None, effort=None) -> None:
         """Any object: components maps role -> array, or role -> (array, logical_type)."""
         comps = []
         for role, value in components.items():
@@ -196,7 +210,7 @@ class Writer:
                 comps.append((role, _component(array, logical)))
             else:
                 comps.append((role, _component(value)))
-        self._add(name, shape, format, attributes, comps, compression, level, checksum)
+        self._add(name, shape, format, attributes, comps, compression, level, checksum, effort=effort)
 
     def _add_scipy(self, name, m, **kw):
         if m.format == "csr":
