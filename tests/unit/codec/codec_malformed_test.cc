@@ -48,7 +48,9 @@ TEST(Z4aiMalformed, EveryBitFlipIsRejectedOrHarmless) {
       } else {
         EXPECT_EQ(r.value(), data) << "flip at " << i << " returned wrong data";
       }
-      if (i < 32) EXPECT_FALSE(r.ok()) << "header flip at " << i;
+      if (i < 32) {
+        EXPECT_FALSE(r.ok()) << "header flip at " << i;
+      }
     }
     EXPECT_GT(rejected * 10, tried * 9);
   }

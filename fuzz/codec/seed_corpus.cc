@@ -1,0 +1,80 @@
+// Writes valid frames of every type as fuzz seeds:
+//   codec_seed_corpus <out_dir>  ->  <out_dir>/<target>/seed_N
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "z4ai/chunked.h"
+#include "z4ai/codec.h"
+#include "z4ai/delta.h"
+#include "z4ai/zstn.h"
+
+namespace fs = std::filesystem;
+
+static void write(const fs::path& dir, int i, const std::vector<uint8_t>& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / ("seed_" + std::to_string(i)), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <out_dir>\n", argv[0]);
+    return 2;
+  }
+  fs::path out = argv[1];
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t n : {0, 1, 17, 300, 5000}) {
+    std::vector<uint8_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = uint8_t(std::lround(60 * std::sin(double(i) * 0.37)) + (i % 5 == 0 ? 0 : 1));
+    inputs.push_back(v);
+  }
+  {  // quantised-looking: 2048 four-byte elements from 10 values (palette path)
+    std::vector<uint8_t> v(8192);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(((i / 4) * 7 % 10) * 16 + (i % 4));
+    inputs.push_back(v);
+  }
+  std::vector<uint8_t> reference(4096);  // same as delta_decode_fuzz.cc
+  for (size_t i = 0; i < reference.size(); ++i) reference[i] = uint8_t(i * 7);
+  int k = 0;
+  for (const auto& in : inputs) {
+    for (const char* dtype : {"", "bf16", "fp32", "f8_e4m3fn"}) {
+      z4ai::CompressOptions o;
+      o.dtype = dtype;
+      write(out / "z4ai_decode_fuzz", k, z4ai::compress(in, o).value());
+      o.effort = z4ai::Effort::balanced;
+      write(out / "zara_decode_fuzz", k, z4ai::compress(in, o).value());
+      o.effort = z4ai::Effort::fast;
+      std::vector<uint8_t> cur = reference;
+      for (size_t i = 0; i < in.size() && i < cur.size(); ++i) cur[i] ^= in[i];
+      write(out / "delta_decode_fuzz", k, z4ai::compress_delta(cur, reference, o).value());
+      z4ai::chunked::Options c;
+      c.width = z4ai::dtype_width(dtype).value();
+      c.chunk_size = 256;
+      write(out / "chunked_decode_fuzz", k, z4ai::chunked::compress(in, c).value());
+      std::vector<uint8_t> rt{uint8_t(k)};
+      rt.insert(rt.end(), in.begin(), in.end());
+      write(out / "z4ai_roundtrip_fuzz", k, rt);
+      ++k;
+    }
+  }
+  // ZSTN: a small safetensors buffer with a tied tensor, contiguous and not.
+  for (int gap = 0; gap < 2; ++gap) {
+    std::string header = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                         "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[" +
+                         std::to_string(16 + gap) + "," + std::to_string(32 + gap) + "]}}";
+    std::vector<uint8_t> st;
+    for (int i = 0; i < 8; ++i) st.push_back(uint8_t(uint64_t(header.size()) >> (8 * i)));
+    st.insert(st.end(), header.begin(), header.end());
+    for (int t = 0; t < 2; ++t) {
+      for (int i = 0; i < 16; ++i) st.push_back(uint8_t(i * 3));
+      if (t == 0 && gap) st.push_back(0);
+    }
+    write(out / "zstn_decode_fuzz", gap, z4ai::zstn::compress(st, {}).value());
+  }
+  std::printf("wrote %d seeds per target under %s\n", k, out.c_str());
+  return 0;
+}

@@ -1,0 +1,63 @@
+// ZSTN v3: a .safetensors checkpoint with every tensor compressed by z4ai,
+// plus a tensor index and a 20-byte footer so one tensor can be read without
+// touching the others (layout in docs/codec.md and the z4ai API reference).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "z4ai/codec.h"
+#include "ztensor/status.h"
+
+namespace z4ai::zstn {
+
+inline constexpr uint8_t kVersion = 3;
+inline constexpr size_t kFooterBytes = 20;  // u64 index_offset, u64 index_len, "ZSTN"
+
+struct Options {
+  int level = -1;         // zstd level for the inner frames (-1 = default)
+  unsigned threads = 0;   // threads inside one tensor's frame (0 = all cores)
+  unsigned workers = 0;   // tensors compressed concurrently (0 = all cores)
+  Effort effort = Effort::fast;
+};
+
+// invalid_argument when `safetensors` is not a valid safetensors buffer.
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> safetensors, const Options& options);
+
+// Byte-identical safetensors buffer; corrupt_stream / length_mismatch /
+// digest_mismatch for malformed containers.
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> zstn, unsigned workers = 0);
+
+enum class EntryKind : uint8_t { frame = 0, ref = 1 };
+
+struct IndexEntry {
+  std::string name;
+  uint64_t dest_begin = 0, dest_end = 0;  // span in the original data buffer
+  EntryKind kind = EntryKind::frame;
+  uint64_t frame_offset = 0, frame_len = 0;  // absolute in the file (frame)
+  uint32_t ref_index = 0;                    // earlier FRAME entry (ref)
+};
+
+struct Prefix {
+  bool contiguous = false;
+  uint64_t header_offset = 0, header_len = 0;  // the verbatim JSON header
+  uint64_t data_len = 0;
+  uint64_t body_offset = 0;  // first byte after data_len
+};
+
+// Parses magic, version, flag, header length and data_len from the first
+// bytes of a container (at least 14 + header_len + 8 bytes, or fewer to
+// learn how many are needed: length_mismatch names the count).
+zt::Result<Prefix> parse_prefix(std::span<const uint8_t> head);
+
+// Parses and validates an index section: entries tile [0, data_len) in order,
+// frames lie inside [frames_begin, frames_end), refs point to earlier frames
+// of the same length.
+zt::Result<std::vector<IndexEntry>> parse_index(std::span<const uint8_t> index, uint64_t data_len,
+                                                uint64_t frames_begin, uint64_t frames_end);
+
+bool is_zstn(std::span<const uint8_t> bytes);
+
+}  // namespace z4ai::zstn

@@ -1,0 +1,34 @@
+"""Argument adapters shared by the z4ai modules."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+def as_buffer(data):
+    """A C-contiguous buffer the extension can read without copying."""
+    if isinstance(data, (bytes, bytearray)):
+        return data
+    if isinstance(data, memoryview):
+        return data if data.c_contiguous else data.tobytes()
+    try:
+        return memoryview(data)
+    except TypeError:
+        raise TypeError(f"data must be bytes-like, got {type(data).__name__}") from None
+
+
+def level_arg(level: Optional[int]) -> int:
+    if level is None:
+        return -1
+    level = int(level)
+    if not 1 <= level <= 22:
+        raise ValueError(f"level must be in 1..22, got {level}")
+    return level
+
+
+def effort_arg(effort: Optional[str]) -> str:
+    if effort is None:
+        return ""
+    if effort not in ("fast", "balanced", "max"):
+        raise ValueError(f"unknown effort {effort!r}; use None, 'fast', 'balanced' or 'max'")
+    return effort

@@ -1,0 +1,199 @@
+"""Apply the z4ai codec to .safetensors checkpoints, tensor by tensor (ZSTN v3).
+
+Each tensor is compressed with :func:`z4ai.compress` using its declared dtype;
+byte-identical (tied) tensors are stored once and referenced. The container
+keeps the original JSON header verbatim, a tensor index and a 20-byte footer,
+so :class:`ZstnReader` reads one tensor without touching the rest. Layout:
+docs/codec.md and the z4ai API reference. Round trips are byte-identical.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from typing import BinaryIO, Dict, List, Optional
+
+from . import _z4ai
+from ._args import as_buffer, level_arg
+
+MAGIC = b"ZSTN"
+_FOOTER_LEN = 20
+_K_FRAME, _K_REF = 0, 1
+
+# safetensors dtype -> NumPy dtype for read_numpy (None: no native NumPy type).
+_NUMPY = {
+    "F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": None, "F8_E4M3": None, "F8_E5M2": None,
+    "I64": "<i8", "U64": "<u8", "I32": "<i4", "U32": "<u4", "I16": "<i2", "U16": "<u2",
+    "I8": "|i1", "U8": "|u1", "BOOL": "|b1",
+}
+
+
+def _workers(workers: Optional[int]) -> int:
+    return 0 if workers is None else max(1, int(workers))
+
+
+def compress_bytes(blob, *, level: Optional[int] = None, threads: int = 0, workers: Optional[int] = None) -> bytes:
+    """Compress a safetensors buffer; returns a self-describing ZSTN container."""
+    return _z4ai.zstn_compress(as_buffer(blob), level_arg(level), int(threads), _workers(workers), "")
+
+
+def decompress_bytes(frame, *, workers: Optional[int] = None) -> bytes:
+    """Invert :func:`compress_bytes`; returns the byte-identical safetensors buffer."""
+    return _z4ai.zstn_decompress(as_buffer(frame), _workers(workers))
+
+
+def compress_file(in_path: str, out_path: str, *, level: Optional[int] = None, threads: int = 0,
+                  workers: Optional[int] = None) -> dict:
+    """Compress a .safetensors file to a ZSTN file. Returns stats."""
+    with open(in_path, "rb") as f:
+        blob = f.read()
+    frame = compress_bytes(blob, level=level, threads=threads, workers=workers)
+    with open(out_path, "wb") as f:
+        f.write(frame)
+    orig, comp = len(blob), len(frame)
+    return {"original_bytes": orig, "compressed_bytes": comp, "ratio": orig / comp if comp else float("inf"),
+            "saved_pct": (1 - comp / orig) * 100 if orig else 0.0}
+
+
+def decompress_file(in_path: str, out_path: str, *, workers: Optional[int] = None) -> dict:
+    """Decompress a ZSTN file back to a byte-identical .safetensors file."""
+    with open(in_path, "rb") as f:
+        frame = f.read()
+    blob = decompress_bytes(frame, workers=workers)
+    with open(out_path, "wb") as f:
+        f.write(blob)
+    return {"bytes": len(blob)}
+
+
+class ZstnReader:
+    """Random-access reader for a ZSTN v3 container.
+
+    Reads only the prefix, header and index up front; :meth:`read_raw` seeks
+    to one tensor's frame and decodes just that. Use :meth:`open` (path) or
+    :meth:`from_bytes` (buffer); works as a context manager.
+    """
+
+    def __init__(self, *, fh: Optional[BinaryIO] = None, buf: Optional[bytes] = None, owns_file: bool = False):
+        if (fh is None) == (buf is None):
+            raise ValueError("ZstnReader needs exactly one of fh= or buf=")
+        self._fh = fh if fh is not None else io.BytesIO(bytes(buf))
+        self._owns = owns_file or fh is None
+        self._opaque: Optional[bytes] = None
+        self._fh.seek(0, io.SEEK_END)
+        size = self._fh.tell()
+        head = self._read(0, min(size, 14))
+        need = 22 + (struct.unpack_from("<Q", head, 6)[0] if len(head) >= 14 and head[:4] == MAGIC else 0)
+        if need > size:
+            raise _z4ai.Z4aiError("length_mismatch: ZSTN container is truncated")
+        contiguous, hoff, hlen, self._data_len, self._body = _z4ai.zstn_parse_prefix(self._read(0, need))
+        self._contiguous = bool(contiguous)
+        self._header_bytes = self._read(hoff, hlen)
+        self._header = json.loads(self._header_bytes.decode("utf-8"))
+        self._entries: Dict[str, tuple] = {}
+        self._order: List[str] = []
+        if self._contiguous:
+            if size < self._body + _FOOTER_LEN:
+                raise _z4ai.Z4aiError("corrupt_stream: ZSTN container too short for its footer")
+            index_offset, index_len, trailer = struct.unpack("<QQ4s", self._read(size - _FOOTER_LEN, _FOOTER_LEN))
+            if trailer != MAGIC or index_offset + index_len != size - _FOOTER_LEN:
+                raise _z4ai.Z4aiError("corrupt_stream: ZSTN footer is damaged (truncated file?)")
+            rows = _z4ai.zstn_parse_index(self._read(index_offset, index_len), self._data_len, self._body,
+                                          index_offset)
+            self._rows = rows
+            for row in rows:
+                name = row[0].decode("utf-8")
+                self._entries[name] = row
+                self._order.append(name)
+        else:
+            tensors = [(k, v) for k, v in self._header.items() if k != "__metadata__"]
+            tensors.sort(key=lambda kv: kv[1]["data_offsets"][0])
+            self._order = [k for k, _ in tensors]
+
+    @classmethod
+    def open(cls, path: str) -> "ZstnReader":
+        """Open a .zstn file for lazy, seek-based random access."""
+        return cls(fh=open(path, "rb"), owns_file=True)
+
+    @classmethod
+    def from_bytes(cls, frame) -> "ZstnReader":
+        """Open an in-memory ZSTN buffer."""
+        return cls(buf=bytes(frame))
+
+    def _read(self, offset: int, length: int) -> bytes:
+        self._fh.seek(offset)
+        data = self._fh.read(length)
+        if len(data) != length:
+            raise _z4ai.Z4aiError("length_mismatch: ZSTN container is truncated")
+        return data
+
+    def close(self) -> None:
+        if self._owns and self._fh is not None:
+            self._fh.close()
+        self._fh = None
+
+    def __enter__(self) -> "ZstnReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def names(self) -> List[str]:
+        """Tensor names, in data-buffer order."""
+        return list(self._order)
+
+    def header(self) -> dict:
+        """The original safetensors JSON header (dtype/shape/offsets, metadata)."""
+        return self._header
+
+    def metadata(self) -> Dict[str, str]:
+        """The ``__metadata__`` sub-dict, or empty if absent."""
+        return dict(self._header.get("__metadata__", {}))
+
+    def _resolve(self, name: str) -> tuple:
+        try:
+            row = self._entries[name]
+        except KeyError:
+            raise KeyError(f"no tensor named {name!r} in this ZSTN file") from None
+        if row[3] == _K_REF:
+            row = self._rows[row[6]]
+        return row
+
+    def read_raw(self, name: str) -> bytes:
+        """Decompress and return the raw bytes of a single tensor (only its frame is read)."""
+        if not self._contiguous:
+            meta = self._header.get(name)
+            if meta is None or name == "__metadata__":
+                raise KeyError(f"no tensor named {name!r} in this ZSTN file")
+            if self._opaque is None:
+                (flen,) = struct.unpack("<Q", self._read(self._body, 8))
+                self._opaque = _z4ai.decompress(self._read(self._body + 8, flen), 0)
+            b, e = meta["data_offsets"]
+            return self._opaque[b:e]
+        row = self._resolve(name)
+        return _z4ai.decompress(self._read(row[4], row[5]), 0)
+
+    def frame_size(self, name: str) -> int:
+        """Compressed (on-disk) size of a tensor's frame, in bytes."""
+        if not self._contiguous:
+            raise ValueError("this ZSTN container stores one opaque frame; no per-tensor frames")
+        return self._resolve(name)[5]
+
+    def read_numpy(self, name: str):
+        """Return a tensor as a NumPy array with its declared dtype and shape.
+
+        Raises ``TypeError`` for dtypes NumPy cannot represent natively (bf16,
+        fp8) - use :meth:`read_raw` for those.
+        """
+        import numpy as np
+
+        meta = self._header.get(name)
+        if meta is None or name == "__metadata__":
+            raise KeyError(f"no tensor named {name!r} in this ZSTN file")
+        np_dtype = _NUMPY.get(meta["dtype"])
+        if np_dtype is None:
+            raise TypeError(f"tensor {name!r} dtype {meta['dtype']} has no native NumPy dtype; use read_raw()")
+        return np.frombuffer(self.read_raw(name), dtype=np.dtype(np_dtype)).reshape(meta["shape"])
+
+
+__all__ = ["MAGIC", "ZstnReader", "compress_bytes", "decompress_bytes", "compress_file", "decompress_file"]

@@ -1,0 +1,266 @@
+// z4ai._z4ai: thin bindings; argument policy (defaults, dtype inference,
+// NumPy) lives in the pure-Python package python/z4ai.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "buffer.h"
+#include "z4ai/chunked.h"
+#include "z4ai/codec.h"
+#include "z4ai/delta.h"
+#include "z4ai/zstn.h"
+
+namespace nb = nanobind;
+using z4ai_py::Buffer;
+using z4ai_py::check;
+
+namespace {
+
+nb::bytes to_bytes(const std::vector<uint8_t>& v) { return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size()); }
+
+z4ai::CompressOptions options(const std::string& dtype, int level, unsigned threads, bool auto_select,
+                              const std::string& effort) {
+  z4ai::CompressOptions o;
+  o.dtype = dtype;
+  o.level = level;
+  o.threads = threads;
+  o.auto_select = auto_select;
+  auto e = z4ai::parse_effort(effort);
+  check(e.status());
+  o.effort = e.value();
+  return o;
+}
+
+// Allocates a bytes object of `n` bytes and lets `fill` write into it with
+// the GIL released: decoding lands in the result with no extra copy.
+template <class Fill>
+nb::object decode_to_bytes(uint64_t n, Fill&& fill) {
+  PyObject* raw = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
+  if (!raw) throw nb::python_error();
+  nb::object obj = nb::steal(raw);
+  std::span<uint8_t> out(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n));
+  zt::Status s;
+  {
+    nb::gil_scoped_release release;
+    s = fill(out);
+  }
+  check(s);
+  return obj;
+}
+
+const char* kind_name(z4ai::FrameKind k) {
+  switch (k) {
+    case z4ai::FrameKind::z4ai: return "Z4AI";
+    case z4ai::FrameKind::zara: return "ZARA";
+    case z4ai::FrameKind::chunked: return "Z4AIMF01";
+    case z4ai::FrameKind::delta: return "Z4XD";
+  }
+  return "?";
+}
+
+}  // namespace
+
+NB_MODULE(_z4ai, m) {
+  m.doc() = "Native core of the z4ai codec (see the z4ai package).";
+  nb::exception<z4ai_py::Z4aiError>(m, "Z4aiError", PyExc_ValueError);
+
+  m.def(
+      "compress",
+      [](nb::handle data, const std::string& dtype, int level, unsigned threads, bool auto_select,
+         const std::string& effort) {
+        Buffer in(data.ptr(), false);
+        auto o = options(dtype, level, threads, auto_select, effort);
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::compress(in.bytes(), o);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("data"), nb::arg("dtype") = "", nb::arg("level") = -1, nb::arg("threads") = 0,
+      nb::arg("auto_select") = true, nb::arg("effort") = "");
+
+  m.def(
+      "peek",
+      [](nb::handle blob) {
+        Buffer in(blob.ptr(), false);
+        auto r = z4ai::peek(in.bytes());
+        check(r.status());
+        return std::make_tuple(std::string(kind_name(r->kind)), std::string(z4ai::dtype_name(r->dtype)),
+                               r->original_length);
+      },
+      nb::arg("blob"), "(kind, dtype, original_length) of any z4ai frame.");
+
+  m.def(
+      "decompress",
+      [](nb::handle blob, unsigned threads) {
+        Buffer in(blob.ptr(), false);
+        auto info = z4ai::peek(in.bytes());
+        check(info.status());
+        if (info->kind == z4ai::FrameKind::chunked || info->kind == z4ai::FrameKind::delta)
+          z4ai_py::raise({zt::ErrorCode::invalid_argument,
+                          "z4ai.decompress: this is a chunked or delta frame; use z4ai.chunked / decompress_delta"});
+        return decode_to_bytes(info->original_length,
+                               [&](std::span<uint8_t> out) { return z4ai::decompress_into(in.bytes(), out, threads); });
+      },
+      nb::arg("blob"), nb::arg("threads") = 0);
+
+  m.def(
+      "decompress_into",
+      [](nb::handle blob, nb::handle out, unsigned threads) {
+        Buffer in(blob.ptr(), false);
+        Buffer dst(out.ptr(), true);
+        auto info = z4ai::peek(in.bytes());
+        check(info.status());
+        if (dst.writable().size() < info->original_length)
+          z4ai_py::raise({zt::ErrorCode::length_mismatch,
+                          "z4ai.decompress: out buffer too small: " + std::to_string(dst.writable().size()) + " < " +
+                              std::to_string(info->original_length)});
+        zt::Status s;
+        {
+          nb::gil_scoped_release release;
+          s = z4ai::decompress_into(in.bytes(), dst.writable().first(size_t(info->original_length)), threads);
+        }
+        check(s);
+        return info->original_length;
+      },
+      nb::arg("blob"), nb::arg("out"), nb::arg("threads") = 0,
+      "Decode into the first original_length bytes of `out`; returns that length.");
+
+  m.def("is_z4ai_frame", [](nb::handle blob) {
+    Buffer in(blob.ptr(), false);
+    return z4ai::is_z4ai_frame(in.bytes());
+  });
+
+  m.def("dtype_width", [](const std::string& name) {
+    auto r = z4ai::dtype_width(name);
+    check(r.status());
+    return r.value();
+  });
+
+  m.def(
+      "chunked_compress",
+      [](nb::handle data, uint32_t width, int level, unsigned threads, uint64_t chunk_size) {
+        Buffer in(data.ptr(), false);
+        z4ai::chunked::Options o{width, level, threads, chunk_size};
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::chunked::compress(in.bytes(), o);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("data"), nb::arg("width") = 1, nb::arg("level") = z4ai::chunked::kDefaultLevel,
+      nb::arg("threads") = 0, nb::arg("chunk_size") = z4ai::chunked::kDefaultChunkSize);
+
+  m.def(
+      "chunked_decompress",
+      [](nb::handle blob, unsigned threads) {
+        Buffer in(blob.ptr(), false);
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::chunked::decompress(in.bytes(), threads);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("blob"), nb::arg("threads") = 0);
+
+  m.def(
+      "compress_delta",
+      [](nb::handle current, nb::handle reference, const std::string& dtype, int level, unsigned threads,
+         bool auto_select, const std::string& effort) {
+        Buffer cur(current.ptr(), false), ref(reference.ptr(), false);
+        auto o = options(dtype, level, threads, auto_select, effort);
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::compress_delta(cur.bytes(), ref.bytes(), o);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("current"), nb::arg("reference"), nb::arg("dtype") = "", nb::arg("level") = -1,
+      nb::arg("threads") = 0, nb::arg("auto_select") = true, nb::arg("effort") = "");
+
+  m.def(
+      "decompress_delta",
+      [](nb::handle blob, nb::handle reference, unsigned threads) {
+        Buffer in(blob.ptr(), false), ref(reference.ptr(), false);
+        auto info = z4ai::peek(in.bytes());
+        check(info.status());
+        if (info->kind != z4ai::FrameKind::delta)
+          z4ai_py::raise({zt::ErrorCode::bad_magic, "z4ai.decompress_delta: not a delta frame (magic 'Z4XD')"});
+        return decode_to_bytes(info->original_length, [&](std::span<uint8_t> out) {
+          return z4ai::decompress_delta_into(in.bytes(), ref.bytes(), out, threads);
+        });
+      },
+      nb::arg("blob"), nb::arg("reference"), nb::arg("threads") = 0);
+
+  m.def(
+      "zstn_compress",
+      [](nb::handle safetensors, int level, unsigned threads, unsigned workers, const std::string& effort) {
+        Buffer in(safetensors.ptr(), false);
+        z4ai::zstn::Options o;
+        o.level = level;
+        o.threads = threads;
+        o.workers = workers;
+        auto e = z4ai::parse_effort(effort);
+        check(e.status());
+        o.effort = e.value();
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::zstn::compress(in.bytes(), o);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("safetensors"), nb::arg("level") = -1, nb::arg("threads") = 0, nb::arg("workers") = 0,
+      nb::arg("effort") = "");
+
+  m.def(
+      "zstn_decompress",
+      [](nb::handle blob, unsigned workers) {
+        Buffer in(blob.ptr(), false);
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::zstn::decompress(in.bytes(), workers);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("blob"), nb::arg("workers") = 0);
+
+  m.def(
+      "zstn_parse_prefix",
+      [](nb::handle head) {
+        Buffer in(head.ptr(), false);
+        auto r = z4ai::zstn::parse_prefix(in.bytes());
+        check(r.status());
+        return std::make_tuple(r->contiguous, r->header_offset, r->header_len, r->data_len, r->body_offset);
+      },
+      nb::arg("head"), "(contiguous, header_offset, header_len, data_len, body_offset) of a ZSTN container.");
+
+  m.def(
+      "zstn_parse_index",
+      [](nb::handle index, uint64_t data_len, uint64_t frames_begin, uint64_t frames_end) {
+        Buffer in(index.ptr(), false);
+        auto r = z4ai::zstn::parse_index(in.bytes(), data_len, frames_begin, frames_end);
+        check(r.status());
+        std::vector<std::tuple<nb::bytes, uint64_t, uint64_t, int, uint64_t, uint64_t, uint32_t>> out;
+        for (const auto& e : r.value())
+          out.emplace_back(nb::bytes(e.name.data(), e.name.size()), e.dest_begin, e.dest_end, int(e.kind),
+                           e.frame_offset, e.frame_len, e.ref_index);
+        return out;
+      },
+      nb::arg("index"), nb::arg("data_len"), nb::arg("frames_begin"), nb::arg("frames_end"),
+      "Validated index entries: (name bytes, begin, end, kind 0=FRAME/1=REF, frame_offset, frame_len, ref_index).");
+}

@@ -1,0 +1,29 @@
+// One chunk of a Z4AI/ZARA frame: a transform id, the tail bytes that do not
+// fill an element, and the entropy-coded streams (layout in docs/codec.md).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "codec/entropy.h"
+#include "codec/transforms.h"
+#include "z4ai/codec.h"
+#include "ztensor/status.h"
+
+namespace z4ai::detail {
+
+struct ChunkEncodeOptions {
+  EntropyPolicy policy;
+  bool auto_select = true;  // also rank byte planes / none / sparse
+  bool allow_sparse = true;
+};
+
+// `data` is one chunk: whole elements followed by at most width-1 tail bytes.
+std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
+
+// Decodes one chunk body into exactly out.size() bytes.
+zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders,
+                        std::span<uint8_t> out);
+
+}  // namespace z4ai::detail

@@ -1,0 +1,84 @@
+// Entropy coders for one stream. Encoders append to `out` and return false
+// when they cannot encode (the caller then stores the stream). Decoders must
+// produce exactly out.size() bytes or return corrupt_stream.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "z4ai/codec.h"
+#include "ztensor/status.h"
+
+namespace z4ai::detail {
+
+enum class Method : uint8_t {
+  stored = 0,
+  zstd = 1,
+  rans0 = 2,   // htscodecs rANS 4x16 order-0
+  rans1 = 3,   // htscodecs rANS 4x16 order-1
+  brotli = 4,  // ZARA only
+  arith0 = 5,  // htscodecs adaptive arithmetic order-0, ZARA only
+  arith1 = 6,  // htscodecs adaptive arithmetic order-1, ZARA only
+  rans_blocks = 7,  // per-block stored/rANS (entropy_blocks.cc)
+};
+inline constexpr uint8_t kMethodCount = 8;
+
+// Streams at least this long get zstd long-distance matching and a window
+// covering the whole stream ("zstd with long-distance matching, so repeats
+// anywhere in a large buffer are found").
+inline constexpr size_t kZstdLdmMinBytes = size_t{8} << 20;
+// rANS/arith/brotli take 32-bit sizes; chunks are far below this.
+inline constexpr size_t kMaxStreamBytes = size_t{1} << 30;
+
+bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& out);
+bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
+bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
+bool encode_brotli(std::span<const uint8_t> in, int quality, int lgwin, std::vector<uint8_t>& out);
+
+// Best block size for blocked rANS and its estimated coded size (log2 = 0:
+// the stream is too short to split).
+struct BlockPlan {
+  int log2;
+  double estimate;
+};
+BlockPlan plan_blocks(std::span<const uint8_t> in);
+// Histograms of consecutive 16 KiB blocks (256 counters each), and the plan
+// from them; stream statistics reuse the same pass.
+std::vector<uint32_t> block_histograms(std::span<const uint8_t> in);
+BlockPlan plan_blocks(const std::vector<uint32_t>& block_hist, size_t size);
+bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out);
+
+zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_brotli(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out);
+
+// Which coders the selector may try, and how hard.
+struct EntropyPolicy {
+  int zstd_level = 3;
+  bool allow_context_coders = false;  // arith0/1 + brotli (ZARA)
+  int brotli_quality = 9;
+  int brotli_lgwin = 24;
+  bool exhaustive = false;  // encode every candidate instead of estimating
+  // Arithmetic coding decodes ~5x slower than rANS: below 1, it must beat
+  // the best fast coder by this factor to be chosen.
+  double slow_decode_margin = 1.0;
+  bool zstd_everywhere = false;  // also try zstd on noise-like streams (long repeats)
+};
+
+// Estimated coded size of `in` in bytes (order-0/1 entropy, capped at the
+// stored size); used to rank transforms without encoding them.
+double estimate_coded_size(std::span<const uint8_t> in);
+
+// Encodes `in` with the smallest candidate (never larger than stored) and
+// appends the payload to `out`; returns the method used.
+Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out);
+
+// Decodes a stream coded with `method` into exactly out.size() bytes.
+// `allow_context_coders` is false for Z4AI frames (methods 4..6 are ZARA only).
+zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
+                         std::span<uint8_t> out);
+
+}  // namespace z4ai::detail

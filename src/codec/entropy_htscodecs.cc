@@ -1,0 +1,77 @@
+// htscodecs stages: static rANS 4x16 (order 0/1) and adaptive arithmetic
+// coding (order 0/1). Both store the decoded size, which we check.
+extern "C" {
+#include <htscodecs/arith_dynamic.h>
+#include <htscodecs/rANS_static4x16.h>
+}
+
+#include <cstdlib>
+#include <string>
+
+#include "codec/entropy.h"
+
+namespace z4ai::detail {
+namespace {
+
+// 32-way interleaving decodes faster with SIMD; small streams keep 4-way.
+constexpr size_t kRansX32MinBytes = 64 * 1024;
+
+unsigned char* in_ptr(std::span<const uint8_t> in) { return const_cast<unsigned char*>(in.data()); }
+
+zt::Status size_error(const char* coder, unsigned got, size_t want) {
+  return {zt::ErrorCode::length_mismatch, std::string("z4ai: ") + coder + " stream decodes to " +
+                                              std::to_string(got) + " bytes, expected " + std::to_string(want)};
+}
+
+}  // namespace
+
+bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out) {
+  if (in.empty() || in.size() > kMaxStreamBytes) return false;
+  if (in.size() >= kRansX32MinBytes) order |= RANS_ORDER_X32;
+  unsigned bound = rans_compress_bound_4x16(unsigned(in.size()), order);
+  size_t base = out.size();
+  out.resize(base + bound);
+  unsigned out_size = bound;
+  if (!rans_compress_to_4x16(in_ptr(in), unsigned(in.size()), out.data() + base, &out_size, order)) {
+    out.resize(base);
+    return false;
+  }
+  out.resize(base + out_size);
+  return true;
+}
+
+bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out) {
+  if (in.empty() || in.size() > kMaxStreamBytes) return false;
+  unsigned bound = arith_compress_bound(unsigned(in.size()), order);
+  size_t base = out.size();
+  out.resize(base + bound);
+  unsigned out_size = bound;
+  if (!arith_compress_to(in_ptr(in), unsigned(in.size()), out.data() + base, &out_size, order)) {
+    out.resize(base);
+    return false;
+  }
+  out.resize(base + out_size);
+  return true;
+}
+
+zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  if (in.size() > kMaxStreamBytes || out.size() > kMaxStreamBytes)
+    return {zt::ErrorCode::limit_exceeded, "z4ai: rANS stream over the 1 GiB stream limit"};
+  unsigned out_size = unsigned(out.size());
+  if (!rans_uncompress_to_4x16(in_ptr(in), unsigned(in.size()), out.data(), &out_size))
+    return {zt::ErrorCode::corrupt_stream, "z4ai: rANS stream does not decode"};
+  if (out_size != out.size()) return size_error("rANS", out_size, out.size());
+  return {};
+}
+
+zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  if (in.size() > kMaxStreamBytes || out.size() > kMaxStreamBytes)
+    return {zt::ErrorCode::limit_exceeded, "z4ai: arithmetic stream over the 1 GiB stream limit"};
+  unsigned out_size = unsigned(out.size());
+  if (!arith_uncompress_to(in_ptr(in), unsigned(in.size()), out.data(), &out_size))
+    return {zt::ErrorCode::corrupt_stream, "z4ai: arithmetic-coded stream does not decode"};
+  if (out_size != out.size()) return size_error("arithmetic", out_size, out.size());
+  return {};
+}
+
+}  // namespace z4ai::detail

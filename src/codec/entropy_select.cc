@@ -1,0 +1,202 @@
+// Per-stream choice of entropy coder. The fast path estimates order-0/1
+// sizes from byte histograms and probes zstd on a sample, then encodes only
+// the promising coders; the exhaustive path (ZARA) encodes every candidate.
+// Either way the smallest real encoding wins, never larger than stored.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "codec/entropy.h"
+
+namespace z4ai::detail {
+namespace {
+
+constexpr size_t kMinCodedBytes = 64;          // smaller streams are stored
+constexpr double kNoiseBitsPerByte = 7.9;      // above: treat as incompressible
+constexpr double kOrder1ProbeBits = 7.5;       // below: order-1 context may pay
+constexpr size_t kZstdSampleBytes = 128 * 1024;
+constexpr size_t kPairSampleBytes = 256 * 1024;
+
+double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
+  if (total == 0) return 0;
+  double h = 0;
+  for (size_t i = 0; i < k; ++i)
+    if (counts[i]) {
+      double p = double(counts[i]) / double(total);
+      h -= p * std::log2(p);
+    }
+  return h;
+}
+
+struct Stats {
+  double h0 = 8;              // order-0 bits per byte
+  double est_rans0 = 0;       // bytes
+  double est_rans1 = 0;       // bytes (0 = not estimated)
+  BlockPlan blocks{0, 0};     // blocked rANS plan (log2 0 = none)
+};
+
+// Order-1 estimate from a sample in the middle of the stream, scaled to the
+// full length; the context table cost is added unscaled.
+double estimate_order1(std::span<const uint8_t> in) {
+  size_t sample = std::min(in.size(), kPairSampleBytes);
+  std::span<const uint8_t> s = in.subspan((in.size() - sample) / 2, sample);
+  std::vector<uint32_t> pairs(size_t{256} * 256, 0);
+  uint8_t prev = 0;
+  for (uint8_t b : s) {
+    ++pairs[size_t(prev) << 8 | b];
+    prev = b;
+  }
+  double bits = 0, table = 0;
+  for (size_t ctx = 0; ctx < 256; ++ctx) {
+    const uint32_t* row = &pairs[ctx << 8];
+    uint64_t total = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < 256; ++i) {
+      total += row[i];
+      used += row[i] != 0;
+    }
+    if (!total) continue;
+    bits += double(total) * entropy_bits(row, 256, total);
+    table += double(used) * 1.5 + 2;
+  }
+  return bits / 8 * (double(in.size()) / double(sample)) + table + 16;
+}
+
+Stats stream_stats(std::span<const uint8_t> in) {
+  Stats s;
+  std::vector<uint32_t> blocks = block_histograms(in);
+  uint32_t hist[256] = {0};
+  for (size_t b = 0; b < blocks.size(); b += 256)
+    for (int k = 0; k < 256; ++k) hist[k] += blocks[b + k];
+  s.blocks = plan_blocks(blocks, in.size());
+  s.h0 = entropy_bits(hist, 256, in.size());
+  size_t distinct = 0;
+  for (uint32_t c : hist) distinct += c != 0;
+  s.est_rans0 = double(in.size()) * s.h0 / 8 + double(distinct) * 1.5 + 16;
+  if (s.h0 < kOrder1ProbeBits && in.size() >= 4096) s.est_rans1 = estimate_order1(in);
+  return s;
+}
+
+// Keeps the smaller of `best` and a fresh encoding.
+struct Best {
+  Method method = Method::stored;
+  std::vector<uint8_t> payload;
+  size_t size = 0;
+};
+
+// `margin` < 1 demands that a slow-to-decode coder win by that factor.
+template <class Fn>
+void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
+  std::vector<uint8_t> buf;
+  if (!encode(buf)) return;
+  if (double(buf.size()) < margin * double(best.size)) {
+    best.method = m;
+    best.size = buf.size();
+    best.payload = std::move(buf);
+  }
+}
+
+}  // namespace
+
+double estimate_coded_size(std::span<const uint8_t> in) {
+  if (in.size() < kMinCodedBytes) return double(in.size());
+  Stats s = stream_stats(in);
+  double est = std::min(double(in.size()), s.est_rans0);
+  if (s.est_rans1 > 0) est = std::min(est, s.est_rans1);
+  if (s.blocks.log2) est = std::min(est, s.blocks.estimate);
+  return est;
+}
+
+Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vector<uint8_t>& out) {
+  Best best;
+  best.size = in.size();  // stored
+  if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {
+    const Stats s = stream_stats(in);
+    const bool noisy = s.h0 >= kNoiseBitsPerByte;
+    const BlockPlan bp = s.blocks;
+    auto rans0 = [&](std::vector<uint8_t>& b) { return encode_rans(in, 0, b); };
+    auto rans1 = [&](std::vector<uint8_t>& b) { return encode_rans(in, 1, b); };
+    auto zstd = [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); };
+    auto blocks = [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); };
+    if (p.exhaustive || p.zstd_everywhere) {
+      try_candidate(best, Method::rans0, rans0);
+      if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
+      // LZ coders only pay on streams with matches: probe a sample first.
+      size_t sample = std::min(in.size(), kZstdSampleBytes);
+      std::vector<uint8_t> probe;
+      const bool lz_worthwhile =
+          p.zstd_everywhere || (encode_zstd(in.subspan((in.size() - sample) / 2, sample), 1, probe) &&
+                                double(probe.size()) < 1.02 * std::min(s.est_rans0, bp.log2 ? bp.estimate : s.est_rans0) *
+                                                           double(sample) / double(in.size()));
+      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
+      if (!noisy) {
+        if (p.allow_context_coders)
+          try_candidate(best, Method::arith0, [&](std::vector<uint8_t>& b) { return encode_arith(in, 0, b); },
+                        p.slow_decode_margin);
+        try_candidate(best, Method::rans1, rans1);
+        if (p.allow_context_coders) {
+          try_candidate(best, Method::arith1, [&](std::vector<uint8_t>& b) { return encode_arith(in, 1, b); },
+                        p.slow_decode_margin);
+          if (lz_worthwhile)
+            try_candidate(best, Method::brotli, [&](std::vector<uint8_t>& b) {
+              return encode_brotli(in, p.brotli_quality, p.brotli_lgwin, b);
+            });
+        }
+      }
+    } else {
+      // The sampled order-1 estimate runs low (few samples per context): demand 5 %.
+      const bool use1 = s.est_rans1 > 0 && s.est_rans1 < 0.95 * s.est_rans0;
+      const double whole = use1 ? s.est_rans1 : s.est_rans0;
+      if (bp.log2 && bp.estimate < 0.995 * whole && bp.estimate < 0.995 * double(in.size())) {
+        // Local statistics beat one table by a clear margin: encode straight
+        // into `out` (no candidate copy), falling back to stored.
+        const size_t base = out.size();
+        if (encode_rans_blocks(in, bp.log2, out) && out.size() - base < in.size()) return Method::rans_blocks;
+        out.resize(base);
+      } else if (!noisy || s.est_rans0 < 0.995 * double(in.size())) {
+        // zstd wins on runs and repeats the histograms cannot see: probe a sample.
+        size_t sample = std::min(in.size(), kZstdSampleBytes);
+        std::vector<uint8_t> probe;
+        if (encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+            double(probe.size()) / double(sample) < 0.97 * whole / double(in.size()))
+          try_candidate(best, Method::zstd, zstd);
+        if (use1) try_candidate(best, Method::rans1, rans1);
+        if (!use1 || s.est_rans0 < 1.03 * s.est_rans1) try_candidate(best, Method::rans0, rans0);
+      }
+    }
+  }
+  if (best.method == Method::stored) {
+    out.insert(out.end(), in.begin(), in.end());
+  } else {
+    out.insert(out.end(), best.payload.begin(), best.payload.end());
+  }
+  return best.method;
+}
+
+zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
+                         std::span<uint8_t> out) {
+  switch (static_cast<Method>(method)) {
+    case Method::stored:
+      if (in.size() != out.size())
+        return {zt::ErrorCode::length_mismatch, "z4ai: stored stream has " + std::to_string(in.size()) +
+                                                    " bytes, expected " + std::to_string(out.size())};
+      if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
+      return {};
+    case Method::zstd: return decode_zstd(in, out);
+    case Method::rans0:
+    case Method::rans1: return decode_rans(in, out);
+    case Method::rans_blocks: return decode_rans_blocks(in, out);
+    case Method::brotli:
+      if (allow_context_coders) return decode_brotli(in, out);
+      break;
+    case Method::arith0:
+    case Method::arith1:
+      if (allow_context_coders) return decode_arith(in, out);
+      break;
+  }
+  return {zt::ErrorCode::corrupt_stream,
+          "z4ai: stream method " + std::to_string(method) + " is not valid in this frame type"};
+}
+
+}  // namespace z4ai::detail

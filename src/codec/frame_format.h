@@ -1,0 +1,56 @@
+// Z4AI / ZARA frame header (docs/codec.md). Both frames share one layout;
+// ZARA additionally allows the context coders (brotli, arithmetic).
+//
+//   0  "Z4AI" | "ZARA"      4 bytes
+//   4  u8  version (2)
+//   5  u8  dtype code (z4ai::DType)
+//   6  u8  mode: 0 = chunked streams, 1 = whole-buffer zstd
+//   7  u8  reserved (0)
+//   8  u64 original length
+//  16  u64 XXH3-64 of the decoded bytes
+//  24  u32 chunk bytes (mode 0: a power of two; 0 in mode 1)
+//  28  u32 chunk count (mode 0; 0 in mode 1)
+//  32  mode 0: u32 body length per chunk, then the bodies back to back
+//      mode 1: one zstd frame up to the end of the frame
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "z4ai/codec.h"
+#include "ztensor/status.h"
+
+namespace z4ai::detail {
+
+inline constexpr uint8_t kMagicZ4ai[4] = {'Z', '4', 'A', 'I'};
+inline constexpr uint8_t kMagicZara[4] = {'Z', 'A', 'R', 'A'};
+// Version 1 is the PyPI z4ai 0.x frame, which shares the "Z4AI" magic but
+// not the layout; ours starts at 2 so such frames fail with a clear message.
+inline constexpr uint8_t kFrameVersion = 2;
+inline constexpr size_t kFrameHeaderBytes = 32;
+
+enum class FrameMode : uint8_t { chunked = 0, whole_zstd = 1 };
+
+// "chunk size ... fixed": 4 MiB of data per chunk for effort fast, larger for
+// the context coders, which learn better on more data.
+inline constexpr uint32_t kChunkBytesFast = 4u << 20;
+inline constexpr uint32_t kChunkBytesBalanced = 8u << 20;
+inline constexpr uint32_t kChunkBytesMax = 8u << 20;
+// Decoders reject chunks over 256 MiB: bounds per-chunk scratch memory.
+inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
+
+struct FrameHeader {
+  bool zara = false;
+  DType dtype = DType::opaque;
+  FrameMode mode = FrameMode::chunked;
+  uint64_t original_length = 0;
+  uint64_t digest = 0;
+  uint32_t chunk_bytes = 0;
+  uint32_t n_chunks = 0;
+};
+
+void write_frame_header(const FrameHeader& h, uint8_t* out);
+// Validates magic, version, dtype, mode, reserved byte and the size limits.
+zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> frame);
+
+}  // namespace z4ai::detail

@@ -1,0 +1,31 @@
+// Frame sniffing across all z4ai frame types.
+#include <cstring>
+
+#include "codec/delta_format.h"
+#include "codec/frame_format.h"
+#include "z4ai/chunked.h"
+#include "z4ai/codec.h"
+#include "z4ai/delta.h"
+
+namespace z4ai {
+
+bool is_z4ai_frame(std::span<const uint8_t> b) {
+  return (b.size() >= 4 && (std::memcmp(b.data(), detail::kMagicZ4ai, 4) == 0 ||
+                            std::memcmp(b.data(), detail::kMagicZara, 4) == 0)) ||
+         chunked::is_chunked_frame(b) || is_delta_frame(b);
+}
+
+zt::Result<FrameInfo> peek(std::span<const uint8_t> frame) {
+  if (chunked::is_chunked_frame(frame)) {
+    ZT_ASSIGN_OR_RETURN(uint64_t n, chunked::decoded_length(frame));
+    return FrameInfo{FrameKind::chunked, DType::opaque, n};
+  }
+  if (is_delta_frame(frame)) {
+    ZT_ASSIGN_OR_RETURN(detail::DeltaHeader h, detail::read_delta_header(frame));
+    return FrameInfo{FrameKind::delta, DType::opaque, h.original_length};
+  }
+  ZT_ASSIGN_OR_RETURN(detail::FrameHeader h, detail::read_frame_header(frame));
+  return FrameInfo{h.zara ? FrameKind::zara : FrameKind::z4ai, h.dtype, h.original_length};
+}
+
+}  // namespace z4ai

@@ -1,0 +1,48 @@
+// Decorrelating transforms applied to a chunk before entropy coding. Every
+// transform turns n elements into a fixed number of streams of exactly n
+// bytes each (or one stream of n*width bytes for `none`), so stream lengths
+// follow from the element count and need no trust in the frame.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "z4ai/codec.h"
+
+namespace z4ai::detail {
+
+enum class Transform : uint8_t {
+  none = 0,         // one stream: the bytes as they are
+  byte_planes = 1,  // stream j = byte j of every element
+  field_split = 2,  // floats: exponent stream(s) apart from sign+mantissa
+  palette = 3,      // <= 256 distinct values: value table + index stream (palette.h)
+};
+inline constexpr uint8_t kTransformCount = 4;
+// Transform byte flag: an element bitmap of nonzeros precedes the streams and
+// only nonzero elements are transformed (sparse_path.h).
+inline constexpr uint8_t kSparseFlag = 0x80;
+
+// Streams produced for n elements; 0 if the transform does not apply to dtype.
+// The palette transform is handled by chunk_codec.cc itself (its first
+// stream's length is the palette size, not n).
+uint32_t stream_count(Transform t, DType dtype);
+// Bytes in each stream for n elements.
+inline size_t stream_length(Transform t, DType dtype, size_t n_elems) {
+  return t == Transform::none ? n_elems * dtype_width(dtype) : n_elems;
+}
+// The dtype's primary transform (what auto_select=false uses).
+Transform primary_transform(DType dtype);
+
+void forward_transform(Transform t, DType dtype, const uint8_t* src, size_t n_elems, uint8_t* const* streams);
+void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, size_t n_elems, uint8_t* dst);
+
+// Field split for the float dtypes (float_split.cc); bit layouts in docs/codec.md.
+uint32_t field_stream_count(DType dtype);
+void field_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* streams);
+void field_merge(DType dtype, const uint8_t* const* streams, size_t n, uint8_t* dst);
+
+// Byte-plane transpose (byte_planes.cc).
+void split_planes(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes);
+void join_planes(const uint8_t* const* planes, size_t n, uint32_t width, uint8_t* dst);
+
+}  // namespace z4ai::detail

@@ -1,0 +1,161 @@
+// ZSTN v3 writer: parses the safetensors header (nlohmann::ordered_json keeps
+// document order, which breaks ties between equal offsets like the
+// reference), stores byte-identical tensors once as REF entries, compresses
+// the unique ones in parallel with their declared dtype.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "codec/byte_io.h"
+#include "codec/digest.h"
+#include "codec/thread_pool.h"
+#include "z4ai/zstn.h"
+
+namespace z4ai::zstn {
+namespace {
+
+constexpr uint8_t kMagic[4] = {'Z', 'S', 'T', 'N'};
+
+struct Tensor {
+  std::string name;
+  std::string dtype;
+  uint64_t begin, end;
+};
+
+zt::Status bad(const std::string& what) {
+  return {zt::ErrorCode::invalid_argument, "safetensors buffer: " + what};
+}
+
+zt::Status parse_safetensors(std::span<const uint8_t> st, uint64_t& header_len, std::vector<Tensor>& tensors) {
+  if (st.size() < 8) return bad("shorter than 8 bytes");
+  header_len = detail::load_u64(st.data());
+  if (header_len > st.size() - 8) return bad("header length exceeds the buffer");
+  auto json = nlohmann::ordered_json::parse(st.begin() + 8, st.begin() + 8 + ptrdiff_t(header_len), nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return bad("header is not a JSON object");
+  const uint64_t data_len = st.size() - 8 - header_len;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const auto& meta = it.value();
+    if (!meta.is_object()) return bad("tensor '" + it.key() + "' is not an object");
+    auto offs = meta.find("data_offsets");
+    if (offs == meta.end() || !offs->is_array() || offs->size() != 2 || !(*offs)[0].is_number_unsigned() ||
+        !(*offs)[1].is_number_unsigned())
+      return bad("tensor '" + it.key() + "' has no valid data_offsets");
+    Tensor t{it.key(), "U8", (*offs)[0].get<uint64_t>(), (*offs)[1].get<uint64_t>()};
+    auto dt = meta.find("dtype");
+    if (dt != meta.end() && dt->is_string()) t.dtype = dt->get<std::string>();
+    if (t.begin > t.end || t.end > data_len) return bad("tensor '" + t.name + "' data_offsets out of range");
+    if (t.name.size() > UINT16_MAX) return bad("tensor name longer than 65535 bytes");
+    tensors.push_back(std::move(t));
+  }
+  std::stable_sort(tensors.begin(), tensors.end(), [](const Tensor& a, const Tensor& b) { return a.begin < b.begin; });
+  return {};
+}
+
+bool is_contiguous(const std::vector<Tensor>& tensors, uint64_t data_len) {
+  uint64_t pos = 0;
+  for (const Tensor& t : tensors) {
+    if (t.begin != pos) return false;
+    pos = t.end;
+  }
+  return pos == data_len;
+}
+
+}  // namespace
+
+bool is_zstn(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0; }
+
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> st, const Options& o) {
+  uint64_t header_len = 0;
+  std::vector<Tensor> tensors;
+  ZT_RETURN_IF_ERROR(parse_safetensors(st, header_len, tensors));
+  const std::span<const uint8_t> data = st.subspan(size_t(8 + header_len));
+  const bool contiguous = is_contiguous(tensors, data.size());
+  if (tensors.size() > UINT32_MAX) return zt::Status(zt::ErrorCode::limit_exceeded, "ZSTN: too many tensors");
+
+  std::vector<uint8_t> out(kMagic, kMagic + 4);
+  detail::put_u8(out, kVersion);
+  detail::put_u8(out, contiguous ? 1 : 0);
+  detail::put_u64(out, header_len);
+  detail::put_bytes(out, st.subspan(8, size_t(header_len)));
+  detail::put_u64(out, data.size());
+
+  CompressOptions co;
+  co.level = o.level;
+  co.threads = o.threads;
+  co.effort = o.effort;
+  if (!contiguous) {
+    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, z4ai::compress(data, co));
+    detail::put_u64(out, frame.size());
+    detail::put_bytes(out, frame);
+    return out;
+  }
+
+  // Tied weights: a tensor byte-identical to an earlier one becomes a REF.
+  std::vector<int64_t> ref(tensors.size(), -1);
+  std::vector<size_t> unique;
+  std::unordered_map<uint64_t, std::vector<size_t>> seen;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto raw = data.subspan(size_t(tensors[i].begin), size_t(tensors[i].end - tensors[i].begin));
+    auto& bucket = seen[detail::xxh3_64(raw)];
+    for (size_t j : bucket) {
+      auto other = data.subspan(size_t(tensors[j].begin), size_t(tensors[j].end - tensors[j].begin));
+      if (other.size() == raw.size() && std::equal(raw.begin(), raw.end(), other.begin())) {
+        ref[i] = int64_t(j);
+        break;
+      }
+    }
+    if (ref[i] < 0) {
+      bucket.push_back(i);
+      unique.push_back(i);
+    }
+  }
+
+  // Compress unique tensors concurrently; many small tensors share out the
+  // cores across tensors, a few big ones use threads inside each frame.
+  const unsigned workers = std::max<unsigned>(1, std::min<unsigned>(detail::resolve_threads(o.workers),
+                                                                    unsigned(std::max<size_t>(1, unique.size()))));
+  if (o.threads == 0 && workers > 1) co.threads = std::max(1u, detail::resolve_threads(0) / workers);
+  std::vector<zt::Result<std::vector<uint8_t>>> frames(unique.size(), std::vector<uint8_t>{});
+  detail::parallel_for(unique.size(), workers, [&](size_t u) {
+    const Tensor& t = tensors[unique[u]];
+    CompressOptions to = co;
+    auto dt = parse_dtype(t.dtype);
+    to.dtype = dt.ok() ? dtype_name(dt.value()) : "";
+    frames[u] = z4ai::compress(data.subspan(size_t(t.begin), size_t(t.end - t.begin)), to);
+  });
+  for (auto& f : frames) ZT_RETURN_IF_ERROR(f.status());
+
+  std::vector<uint64_t> offset(tensors.size()), length(tensors.size());
+  for (size_t u = 0; u < unique.size(); ++u) {
+    offset[unique[u]] = out.size();
+    length[unique[u]] = frames[u]->size();
+    detail::put_bytes(out, frames[u].value());
+  }
+  const uint64_t index_offset = out.size();
+  detail::put_u32(out, uint32_t(tensors.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    detail::put_u16(out, uint16_t(tensors[i].name.size()));
+    detail::put_bytes(out, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(tensors[i].name.data()),
+                                                    tensors[i].name.size()));
+    detail::put_u64(out, tensors[i].begin);
+    detail::put_u64(out, tensors[i].end);
+    detail::put_u8(out, ref[i] < 0 ? 0 : 1);
+    if (ref[i] < 0) {
+      detail::put_u64(out, offset[i]);
+      detail::put_u64(out, length[i]);
+    } else {
+      detail::put_u32(out, uint32_t(ref[i]));
+    }
+  }
+  const uint64_t index_len = out.size() - index_offset;
+  detail::put_u64(out, index_offset);
+  detail::put_u64(out, index_len);
+  detail::put_bytes(out, kMagic);
+  return out;
+}
+
+}  // namespace z4ai::zstn
