@@ -10,7 +10,7 @@ for bin in $(find "$build/fuzz" -maxdepth 2 -type f -name '*_fuzz' -perm -u+x | 
   name=$(basename "$bin")
   work=$(mktemp -d)
   seeds=()
-  for d in "$root/fuzz/corpus/$name" "$root/fuzz/codec/corpus/$name"; do [ -d "$d" ] && seeds+=("$d"); done
+  for d in "$root/fuzz/corpus/$name" "$root/fuzz/codec/corpus/$name" "$root/fuzz/convert/corpus/$name"; do [ -d "$d" ] && seeds+=("$d"); done
   if [ "$name" = reader_fuzz ]; then
     for d in "$root/tests/golden" "$root/tests/corrupt"; do [ -d "$d" ] && seeds+=("$d"); done
   fi

@@ -1,30 +1,51 @@
-// Converting between .zt and other weight formats (safetensors for now).
-// Conversions stream one tensor at a time: memory does not grow with the
-// file, and the output appears atomically (all or nothing) at its path.
+// Opening any supported weight format as a TensorSource, and converting
+// between formats. Conversions stream one object at a time: memory does not
+// grow with the file, and the output appears atomically (all or nothing).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ztensor/manifest.h"
+#include "ztensor/source.h"
 #include "ztensor/status.h"
 #include "ztensor/writer.h"
 
 namespace zt {
 
-enum class FileFormat : uint8_t { unknown, zt, safetensors };
-const char* file_format_name(FileFormat f);  // "zt", "safetensors", "unknown"
+// safetensors_index: a sharded model's `model.safetensors.index.json`.
+enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx };
+// "zt", "safetensors", "safetensors_index", "gguf", "npy", "npz", "pytorch",
+// "onnx", "unknown". ONNX has no magic: it is recognised by its extension.
+const char* file_format_name(FileFormat f);
 
-// Detects a file's format from its first bytes ("ZTEN" magic; a plausible
-// safetensors size prefix followed by '{'), falling back to the extension
-// when the content is inconclusive. Errors: io_error.
+// Detects a file's format from its first bytes (magics; a plausible
+// safetensors size prefix followed by '{'), using the extension only where
+// content cannot decide (zip: .npz vs PyTorch; .json: safetensors index).
+// Errors: io_error.
 Result<FileFormat> detect_format(const std::string& path);
-// Format implied by a path's extension alone (.zt, .safetensors).
+// Format implied by a path's extension alone (.zt, .safetensors, .json, ...).
 FileFormat format_from_extension(const std::string& path);
+// Whether this build can read the format (parsers are optional modules).
+bool format_supported(FileFormat f);
 
-// Called after each tensor with bytes done so far and the total.
+// A safetensors file, or every shard of a `*.index.json`, as one source of
+// dense objects viewing the mapped files. Errors: the safetensors
+// validation codes (see src/convert/safetensors_reader.h), io_error.
+Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path);
+Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
+                                                              std::shared_ptr<const void> owner);
+
+// Opens any supported format, detected by content. .zt files are opened
+// with `verify_on_read`. Errors: unsupported (unknown or not built in), and
+// the format's own errors.
+Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read = false);
+
+// Called after each object with bytes done so far and the total.
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
 struct ConvertOptions {
@@ -36,26 +57,39 @@ struct ConvertOptions {
 
 struct ConvertStats {
   uint64_t objects = 0;
-  uint64_t bytes = 0;  // tensor bytes (uncompressed) converted
+  uint64_t bytes = 0;  // decoded component bytes converted
   std::vector<std::string> warnings;  // e.g. attributes that could not be kept
 };
 
-// safetensors -> .zt: one dense object per tensor in file order, with
-// `__metadata__` as string file attributes under the same keys.
-// Errors: every SafetensorsFile validation error, then the Writer's.
-Result<ConvertStats> convert_safetensors_to_zt(const std::string& in, const std::string& out,
-                                               const ConvertOptions& options = {});
+// Any source -> .zt: every object with all its components, attributes and
+// the file attributes, in source order, re-encoded per `options`.
+// Errors: the source's read errors, then the Writer's.
+Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
+                                          const ConvertOptions& options = {});
+// Any source -> safetensors: dense objects only (anything else is
+// `unsupported`, naming the object and its format). String file attributes
+// become `__metadata__`; others are listed in ConvertStats::warnings.
+Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, const std::string& out,
+                                                   const ProgressFn& progress = {});
 
-// .zt -> safetensors: dense objects only (anything else is `unsupported`,
-// naming the object and its format); digests are checked while reading.
-// String file attributes become `__metadata__`; others are listed in
-// ConvertStats::warnings. Errors: Reader errors, unsupported, io_error.
-Result<ConvertStats> convert_zt_to_safetensors(const std::string& in, const std::string& out,
-                                               const ConvertOptions& options = {});
+// Path-based conveniences. The input may be any supported format; .zt
+// inputs have their digests checked while read.
+Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options = {});
+Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::string& out,
+                                            const ConvertOptions& options = {});
 
-// .zt -> .zt with new encoding/digest settings (e.g. recompress with zstd).
-// Every format is carried over component by component.
-Result<ConvertStats> convert_zt_to_zt(const std::string& in, const std::string& out,
-                                      const ConvertOptions& options = {});
+// Named forms kept for the safetensors <-> .zt directions (issue 2).
+inline Result<ConvertStats> convert_safetensors_to_zt(const std::string& in, const std::string& out,
+                                                      const ConvertOptions& options = {}) {
+  return convert_to_zt(in, out, options);
+}
+inline Result<ConvertStats> convert_zt_to_safetensors(const std::string& in, const std::string& out,
+                                                      const ConvertOptions& options = {}) {
+  return convert_to_safetensors(in, out, options);
+}
+inline Result<ConvertStats> convert_zt_to_zt(const std::string& in, const std::string& out,
+                                             const ConvertOptions& options = {}) {
+  return convert_to_zt(in, out, options);
+}
 
 }  // namespace zt

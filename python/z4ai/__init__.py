@@ -2,7 +2,8 @@
 
 The codec is C++ (``z4ai._z4ai``); this package only adapts Python arguments.
 Frames: ``Z4AI`` (default, fast), ``ZARA`` (``effort="balanced"``/``"max"``),
-``Z4AIMF01`` (:mod:`z4ai.chunked`), ``Z4XD`` (:mod:`z4ai.delta`), ``ZSTN``
+``Z4AIMF01`` (:mod:`z4ai.chunked`), ``Z4XD`` (:mod:`z4ai.delta`), ``Z4DM``
+(:mod:`z4ai.model_delta`), ``ZSTN``
 (:mod:`z4ai.safetensors`). Layouts are in docs/codec.md.
 
     >>> import z4ai
@@ -18,7 +19,7 @@ from . import _z4ai
 from ._arrays import compress_array, decompress_array, is_array_frame, unwrap_array_frame
 from ._z4ai import Z4aiError
 from ._args import as_buffer, effort_arg, level_arg
-from . import chunked, delta, safetensors
+from . import chunked, delta, model_delta, safetensors
 
 __all__ = [
     "compress",
@@ -35,6 +36,7 @@ __all__ = [
     "Z4aiError",
     "chunked",
     "delta",
+    "model_delta",
     "safetensors",
     "__version__",
 ]

@@ -11,6 +11,7 @@
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
+#include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
 
 namespace nb = nanobind;
@@ -202,6 +203,43 @@ NB_MODULE(_z4ai, m) {
         });
       },
       nb::arg("blob"), nb::arg("reference"), nb::arg("threads") = 0);
+
+  m.def(
+      "model_delta_compress",
+      [](nb::handle target, nb::handle base, int level, unsigned threads) {
+        Buffer t(target.ptr(), false), b(base.ptr(), false);
+        z4ai::ModelDeltaOptions o;
+        o.level = level;
+        o.threads = threads;
+        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::compress_model_delta(t.bytes(), b.bytes(), o);
+        }
+        check(r.status());
+        return to_bytes(r.value());
+      },
+      nb::arg("target"), nb::arg("base"), nb::arg("level") = -1, nb::arg("threads") = 0);
+
+  m.def(
+      "model_delta_decompress",
+      [](nb::handle blob, nb::handle base, unsigned threads) {
+        Buffer in(blob.ptr(), false), b(base.ptr(), false);
+        zt::Result<z4ai::ModelDeltaInfo> info = z4ai::ModelDeltaInfo{};
+        {
+          nb::gil_scoped_release release;
+          info = z4ai::peek_model_delta(in.bytes());
+        }
+        check(info.status());
+        return decode_to_bytes(info->target_length, [&](std::span<uint8_t> out) {
+          return z4ai::decompress_model_delta_into(in.bytes(), b.bytes(), out, threads);
+        });
+      },
+      nb::arg("blob"), nb::arg("base"), nb::arg("threads") = 0);
+
+  m.def(
+      "is_model_delta", [](nb::handle blob) { return z4ai::is_model_delta(Buffer(blob.ptr(), false).bytes()); },
+      nb::arg("blob"));
 
   m.def(
       "zstn_compress",

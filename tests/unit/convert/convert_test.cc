@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,9 @@ std::vector<uint8_t> sample_safetensors() {
       R"("z":{"dtype":"U8","shape":[0,4],"data_offsets":[31,31]},)"
       R"("s":{"dtype":"BOOL","shape":[],"data_offsets":[31,32]}})";
   h.append((8 - h.size() % 8) % 8, ' ');
-  std::vector<uint8_t> f(8);
-  for (int i = 0; i < 8; ++i) f[i] = static_cast<uint8_t>(static_cast<uint64_t>(h.size()) >> (8 * i));
-  f.insert(f.end(), h.begin(), h.end());
+  std::vector<uint8_t> f;
+  for (int i = 0; i < 8; ++i) f.push_back(static_cast<uint8_t>(static_cast<uint64_t>(h.size()) >> (8 * i)));
+  for (char c : h) f.push_back(static_cast<uint8_t>(c));
   for (int i = 0; i < 31; ++i) f.push_back(static_cast<uint8_t>(i * 13 + 5));
   f.push_back(1);
   return f;
@@ -175,6 +176,135 @@ TEST(Convert, DetectsFormatByContentThenExtension) {
   test::write_file(dir.file("junk"), {1, 2, 3});
   EXPECT_EQ(detect_format(dir.file("junk")).value(), FileFormat::unknown);
   EXPECT_EQ(detect_format(dir.file("missing")).status().code(), ErrorCode::io_error);
+}
+
+}  // namespace
+}  // namespace zt
+
+namespace zt {
+namespace {
+
+// Two shards and an index as `transformers` writes them.
+void write_sharded(const test::TempDir& dir, const std::string& index_json) {
+  auto shard = [](const std::string& h, size_t n) {
+    std::vector<uint8_t> f;
+    for (int i = 0; i < 8; ++i) f.push_back(static_cast<uint8_t>(static_cast<uint64_t>(h.size()) >> (8 * i)));
+    for (char c : h) f.push_back(static_cast<uint8_t>(c));
+    for (size_t i = 0; i < n; ++i) f.push_back(static_cast<uint8_t>(i + 1));
+    return f;
+  };
+  test::write_file(dir.file("m-1.safetensors"),
+                   shard(R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8));
+  test::write_file(dir.file("m-2.safetensors"),
+                   shard(R"({"__metadata__":{"format":"pt"},"b":{"dtype":"U8","shape":[3],"data_offsets":[0,3]}})", 3));
+  std::ofstream(dir.file("m.safetensors.index.json")) << index_json;
+}
+
+constexpr const char* kGoodIndex =
+    R"({"metadata":{"total_size":11},"weight_map":{"b":"m-2.safetensors","a":"m-1.safetensors"}})";
+
+TEST(ConvertSharded, IndexConvertsEveryShardInFileNameOrder) {
+  TempDir dir;
+  write_sharded(dir, kGoodIndex);
+  EXPECT_EQ(detect_format(dir.file("m.safetensors.index.json")).value(), FileFormat::safetensors_index);
+  auto r = convert_safetensors_to_zt(dir.file("m.safetensors.index.json"), dir.file("out.zt"));
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r.value().objects, 2u);
+  auto z = Reader::open(dir.file("out.zt"));
+  ASSERT_TRUE(z.ok());
+  ASSERT_EQ(z.value()->manifest().objects.size(), 2u);
+  EXPECT_EQ(z.value()->manifest().objects[0].name, "a");
+  EXPECT_EQ(z.value()->manifest().objects[1].name, "b");
+  EXPECT_EQ(z.value()->manifest().attributes.find("format")->as_string(), "pt");
+}
+
+Status sharded_status(const std::string& index_json) {
+  TempDir dir;
+  write_sharded(dir, index_json);
+  auto r = convert_safetensors_to_zt(dir.file("m.safetensors.index.json"), dir.file("out.zt"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.zt")));
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+TEST(ConvertSharded, ShardPathLeavingTheFolderIsRefused) {
+  Status s = sharded_status(R"({"weight_map":{"a":"../m-1.safetensors","b":"m-2.safetensors"}})");
+  EXPECT_EQ(s.code(), ErrorCode::invalid_structure) << s.to_string();
+  EXPECT_NE(s.message().find("plain file name"), std::string::npos);
+  EXPECT_EQ(sharded_status(R"({"weight_map":{"a":"/etc/passwd"}})").code(), ErrorCode::invalid_structure);
+}
+
+TEST(ConvertSharded, TensorMissingFromItsShard) {
+  Status s = sharded_status(
+      R"({"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-2.safetensors"}})");
+  EXPECT_EQ(s.code(), ErrorCode::invalid_structure) << s.to_string();
+  EXPECT_NE(s.message().find("'c'"), std::string::npos);
+}
+
+TEST(ConvertSharded, ShardTensorNotInTheMap) {
+  Status s = sharded_status(R"({"weight_map":{"a":"m-1.safetensors","x":"m-2.safetensors"}})");
+  EXPECT_EQ(s.code(), ErrorCode::invalid_structure) << s.to_string();
+  EXPECT_NE(s.message().find("'b'"), std::string::npos);
+}
+
+TEST(ConvertSharded, DuplicateKeyInWeightMap) {
+  Status s = sharded_status(
+      R"({"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","a":"m-2.safetensors"}})");
+  EXPECT_EQ(s.code(), ErrorCode::invalid_structure) << s.to_string();
+  EXPECT_NE(s.message().find("more than once"), std::string::npos);
+}
+
+TEST(ConvertSharded, MalformedIndex) {
+  EXPECT_EQ(sharded_status(R"({"weight_map":)").code(), ErrorCode::malformed_manifest);
+  EXPECT_EQ(sharded_status(R"({"metadata":{}})").code(), ErrorCode::missing_field);
+  EXPECT_EQ(sharded_status(R"({"weight_map":{"a":1}})").code(), ErrorCode::wrong_type);
+  EXPECT_EQ(sharded_status(R"([])").code(), ErrorCode::wrong_type);
+}
+
+TEST(ConvertSharded, MissingShardIsAnIoError) {
+  EXPECT_EQ(sharded_status(R"({"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-3.safetensors"}})").code(),
+            ErrorCode::io_error);
+}
+
+}  // namespace
+}  // namespace zt
+
+namespace zt {
+namespace {
+
+TEST(SafetensorsSource, PresentsTensorsAsZeroCopyDenseObjects) {
+  auto bytes = sample_safetensors();
+  auto owner = std::make_shared<std::vector<uint8_t>>(bytes);
+  auto src = open_safetensors_memory(*owner, owner);
+  ASSERT_TRUE(src.ok()) << src.status().to_string();
+  const TensorSource& s = *src.value();
+  EXPECT_STREQ(s.format_name(), "safetensors");
+  ASSERT_EQ(s.manifest().objects.size(), 5u);
+  const Object* w = s.find("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->format, "dense");
+  EXPECT_EQ(w->shape, (std::vector<uint64_t>{2, 3}));
+  auto data = s.read_component(*w, "data");
+  ASSERT_TRUE(data.ok());
+  EXPECT_TRUE(data.value().zero_copy);
+  EXPECT_EQ(data.value().bytes.size(), 24u);
+  EXPECT_GE(data.value().bytes.data(), owner->data());
+  EXPECT_EQ(s.read_component(*w, "scales").status().code(), ErrorCode::not_found);
+  EXPECT_EQ(s.find("f8")->find("data")->type_name, "f8_e5m2");
+  EXPECT_TRUE(s.verify().ok());
+}
+
+TEST(SafetensorsSource, OpenSourceDispatchesByContent) {
+  TempDir dir;
+  test::write_file(dir.file("weights.dat"), sample_safetensors());
+  auto s = open_source(dir.file("weights.dat"));
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_STREQ(s.value()->format_name(), "safetensors");
+  ASSERT_TRUE(convert_source_to_zt(*s.value(), dir.file("w.zt")).ok());
+  auto z = open_source(dir.file("w.zt"));
+  ASSERT_TRUE(z.ok());
+  EXPECT_STREQ(z.value()->format_name(), "zt");
+  test::write_file(dir.file("junk.dat"), {1, 2, 3});
+  EXPECT_EQ(open_source(dir.file("junk.dat")).status().code(), ErrorCode::unsupported);
 }
 
 }  // namespace

@@ -12,9 +12,10 @@ namespace zt {
 namespace {
 
 std::vector<uint8_t> make_file(const std::string& header, size_t data_bytes, uint64_t declared_size) {
-  std::vector<uint8_t> f(8);
-  for (int i = 0; i < 8; ++i) f[i] = static_cast<uint8_t>(declared_size >> (8 * i));
-  f.insert(f.end(), header.begin(), header.end());
+  std::vector<uint8_t> f;
+  f.reserve(8 + header.size() + data_bytes);
+  for (int i = 0; i < 8; ++i) f.push_back(static_cast<uint8_t>(declared_size >> (8 * i)));
+  for (char c : header) f.push_back(static_cast<uint8_t>(c));
   for (size_t i = 0; i < data_bytes; ++i) f.push_back(static_cast<uint8_t>(i * 7 + 1));
   return f;
 }

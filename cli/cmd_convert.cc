@@ -1,0 +1,121 @@
+// zt convert IN OUT: safetensors -> .zt, .zt -> safetensors, .zt -> .zt.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "args.h"
+#include "commands.h"
+#include "progress.h"
+#include "ztensor/convert.h"
+
+namespace zt::cli {
+namespace {
+
+constexpr const char* kConvertHelp =
+    "Usage: zt convert IN OUT [--compress zstd|none] [--level N] [--checksum sha256|crc32c|none]\n"
+    "\n"
+    "Convert between formats. The input format is detected from its content:\n"
+    ".zt, safetensors (or a sharded model's index.json), and in builds with\n"
+    "those parsers GGUF, .npy/.npz and PyTorch zip checkpoints. The output\n"
+    "format comes from OUT's extension (.zt or .safetensors); without one, a\n"
+    ".zt input becomes safetensors and anything else becomes .zt.\n"
+    "  any -> .zt                   every object with all its components;\n"
+    "                               metadata becomes the file attributes\n"
+    "  any -> safetensors           dense objects only (a clear error otherwise);\n"
+    "                               string attributes become __metadata__\n"
+    "  .zt -> .zt                   re-encode (e.g. compress) every component\n"
+    ".zt digests are checked while reading.\n"
+    "The output appears atomically: on error nothing is left at OUT.\n"
+    "\n"
+    "Options (for .zt output):\n"
+    "  --compress zstd|none   encoding of every component (default none = raw)\n"
+    "  --level N              zstd level, -7..22 (default 3; implies --compress zstd)\n"
+    "  --checksum ALGO        digest per component: sha256, crc32c or none (default)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Examples:\n"
+    "  zt convert model.safetensors model.zt\n"
+    "  zt convert model.safetensors model.zt --compress zstd --level 9 --checksum sha256\n"
+    "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
+    "  zt convert model.zt model.safetensors\n";
+
+// zstd accepts negative "fast" levels; we expose the useful range.
+constexpr int kMinZstdLevel = -7;
+constexpr int kMaxZstdLevel = 22;
+
+bool parse_level(const std::string& s, int* level) {
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v < kMinZstdLevel || v > kMaxZstdLevel) return false;
+  *level = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+int cmd_convert(std::span<char* const> args) {
+  static constexpr OptionSpec kSpec[] = {{"compress", true}, {"level", true}, {"checksum", true}, {"help", false}};
+  ParsedArgs a;
+  std::string err;
+  if (!parse_args(args, kSpec, &a, &err)) return usage_error("convert", err);
+  if (a.has("help")) {
+    std::fputs(kConvertHelp, stdout);
+    return kExitOk;
+  }
+  if (a.positionals.size() != 2) return usage_error("convert", "expected IN and OUT");
+  const std::string& in = a.positionals[0];
+  const std::string& out = a.positionals[1];
+
+  ConvertOptions options;
+  if (const auto* c = a.get("compress")) {
+    if (*c == "zstd") options.encoding = Encoding::zstd;
+    else if (*c != "none" && *c != "raw") return usage_error("convert", "--compress must be zstd or none, not '" + *c + "'");
+  }
+  if (const auto* l = a.get("level")) {
+    if (!parse_level(*l, &options.level))
+      return usage_error("convert", "--level must be an integer from " + std::to_string(kMinZstdLevel) + " to " +
+                                        std::to_string(kMaxZstdLevel) + ", not '" + *l + "'");
+    if (a.has("compress") && options.encoding != Encoding::zstd)
+      return usage_error("convert", "--level needs --compress zstd");
+    options.encoding = Encoding::zstd;
+  }
+  if (const auto* c = a.get("checksum")) {
+    if (*c == "sha256") options.digest = DigestAlgo::sha256;
+    else if (*c == "crc32c") options.digest = DigestAlgo::crc32c;
+    else if (*c != "none") return usage_error("convert", "--checksum must be sha256, crc32c or none, not '" + *c + "'");
+  }
+
+  auto in_format = detect_format(in);
+  if (!in_format.ok()) return status_error(in_format.status());
+  FileFormat out_format = format_from_extension(out);
+  const bool bin = out.size() >= 4 && out.compare(out.size() - 4, 4, ".bin") == 0;
+  if (out_format == FileFormat::unknown || bin)  // .bin names any binary, not only PyTorch
+    out_format = in_format.value() == FileFormat::zt ? FileFormat::safetensors : FileFormat::zt;
+  if (out_format != FileFormat::zt && out_format != FileFormat::safetensors)
+    return usage_error("convert", std::string("cannot write ") + file_format_name(out_format) +
+                                      "; give OUT a .zt or .safetensors name");
+  if (out_format == FileFormat::safetensors && (a.has("compress") || a.has("level") || a.has("checksum")))
+    return usage_error("convert", "--compress, --level and --checksum apply to .zt output only");
+
+  auto source = open_source(in, /*verify_on_read=*/true);  // never copy bytes whose digest is wrong
+  if (!source.ok()) return status_error(source.status());
+  ProgressBar bar("converting");
+  options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
+  Result<ConvertStats> r = out_format == FileFormat::zt
+                               ? convert_source_to_zt(*source.value(), out, options)
+                               : convert_source_to_safetensors(*source.value(), out, options.progress);
+  bar.finish();
+  if (!r.ok()) return status_error(r.status());
+
+  for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  struct stat st {};
+  uint64_t out_size = ::stat(out.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), out.c_str(),
+              static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
+              human_bytes(out_size).c_str());
+  return kExitOk;
+}
+
+}  // namespace zt::cli

@@ -1,0 +1,75 @@
+// zt ls FILE [--json]: one line per object (name, shape, dtype, format).
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "describe.h"
+
+namespace zt::cli {
+namespace {
+
+constexpr const char* kLsHelp =
+    "Usage: zt ls FILE [--json]\n"
+    "\n"
+    "List the objects of a .zt, safetensors or sharded safetensors file, one per\n"
+    "line: name, shape, dtype (logical type in parentheses) and format.\n"
+    "\n"
+    "Options:\n"
+    "  --json        a JSON array of {name, shape, dtype, type, format}\n"
+    "  -h, --help    show this help\n"
+    "\n"
+    "Examples:\n"
+    "  zt ls model.zt\n"
+    "  zt ls model.safetensors | grep attn\n";
+
+// The dtype shown for an object: its data (or first) component's.
+const Component* main_component(const Object& o) {
+  if (const Component* c = o.find("data")) return c;
+  if (const Component* c = o.find("values")) return c;
+  if (const Component* c = o.find("packed_weight")) return c;
+  return o.components.empty() ? nullptr : &o.components.front().second;
+}
+
+}  // namespace
+
+int cmd_ls(std::span<char* const> args) {
+  static constexpr OptionSpec kSpec[] = {{"json", false}, {"help", false}};
+  ParsedArgs a;
+  std::string err;
+  if (!parse_args(args, kSpec, &a, &err)) return usage_error("ls", err);
+  if (a.has("help")) {
+    std::fputs(kLsHelp, stdout);
+    return kExitOk;
+  }
+  if (a.positionals.size() != 1) return usage_error("ls", "expected exactly one FILE");
+  auto f = open_any(a.positionals[0]);
+  if (!f.ok()) return status_error(f.status());
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& o : f.value().manifest().objects) {
+    const Component* c = main_component(o);
+    std::string dtype = c ? dtype_name(c->dtype) : "-";
+    std::string type = c ? c->type_name : "";
+    if (a.has("json")) {
+      list.push_back({{"name", o.name}, {"shape", o.shape}, {"dtype", dtype},
+                      {"type", type.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(type)},
+                      {"format", o.format}});
+      continue;
+    }
+    std::string shape = "[";
+    for (size_t i = 0; i < o.shape.size(); ++i) {
+      if (i) shape += ", ";
+      shape += std::to_string(o.shape[i]);
+    }
+    shape += "]";
+    if (!type.empty()) dtype += "(" + type + ")";
+    std::printf("%s\t%s\t%s\t%s\n", o.name.c_str(), shape.c_str(), dtype.c_str(), o.format.c_str());
+  }
+  if (a.has("json"))
+    std::printf("%s\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+  return kExitOk;
+}
+
+}  // namespace zt::cli

@@ -1,0 +1,24 @@
+#include "describe.h"
+
+#include <sys/stat.h>
+
+#include "convert/safetensors_source.h"
+
+namespace zt::cli {
+
+Result<OpenedFile> open_any(const std::string& path) {
+  OpenedFile f;
+  ZT_ASSIGN_OR_RETURN(f.format, detect_format(path));
+  ZT_ASSIGN_OR_RETURN(f.source, open_source(path));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) f.file_size = static_cast<uint64_t>(st.st_size);
+  if (f.format == FileFormat::safetensors_index) {
+    const auto& src = static_cast<const SafetensorsTensorSource&>(*f.source).source();
+    f.file_size = 0;
+    for (const auto& shard : src.shards) f.file_size += shard->file_size();
+    f.shards = src.paths;
+  }
+  return f;
+}
+
+}  // namespace zt::cli

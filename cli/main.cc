@@ -1,0 +1,77 @@
+// zt: inspect, convert and verify tensor files. Dispatches to subcommands.
+#ifdef ZT_HAVE_Z4AI
+#include "ztensor/z4ai_encoding.h"
+#endif
+#include <cstdio>
+#include <exception>
+#include <string_view>
+
+#include "args.h"
+#include "commands.h"
+
+#ifndef ZT_VERSION
+#define ZT_VERSION "0.0.0"
+#endif
+
+namespace {
+
+constexpr const char* kHelp =
+    "zt - inspect, convert and verify zTensor (.zt) and safetensors files\n"
+    "\n"
+    "Usage: zt COMMAND [OPTIONS] ...\n"
+    "\n"
+    "Commands:\n"
+    "  info FILE [--json]            show version, attributes and every object\n"
+    "  ls FILE [--json]              list objects: name, shape, dtype, format\n"
+    "  convert IN OUT [OPTIONS]      safetensors -> .zt, .zt -> safetensors, .zt -> .zt\n"
+    "  verify FILE                   check every digest and decode every component\n"
+    "  diff A B [--atol X] [--json]  compare names, shapes, dtypes and values\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help                    show help (also: zt COMMAND --help)\n"
+    "  --version                     show the version\n"
+    "\n"
+    "Examples:\n"
+    "  zt info model.zt\n"
+    "  zt convert model.safetensors model.zt --compress zstd --checksum sha256\n"
+    "  zt convert model.zt model.safetensors\n"
+    "  zt verify model.zt\n"
+    "  zt diff model.safetensors model.zt\n"
+    "\n"
+    "FILE may be .zt, safetensors, or a sharded model's index.json.\n"
+    "Exit codes: 0 ok, 1 bad input (the error is printed; for diff: the files\n"
+    "differ), 2 usage error.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace zt::cli;
+#ifdef ZT_HAVE_Z4AI
+  zt::register_z4ai_encoding();  // read and write .zt components encoded with z4ai
+#endif
+  if (argc < 2) {
+    std::fputs(kHelp, stderr);
+    return kExitUsage;
+  }
+  std::string_view cmd = argv[1];
+  std::span<char* const> rest(argv + 2, static_cast<size_t>(argc - 2));
+  try {
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::fputs(kHelp, stdout);
+      return kExitOk;
+    }
+    if (cmd == "--version" || cmd == "-V") {
+      std::printf("zt %s (zTensor format 1.2.0)\n", ZT_VERSION);
+      return kExitOk;
+    }
+    if (cmd == "info") return cmd_info(rest);
+    if (cmd == "convert") return cmd_convert(rest);
+    if (cmd == "verify") return cmd_verify(rest);
+    if (cmd == "ls") return cmd_ls(rest);
+    if (cmd == "diff") return cmd_diff(rest);
+  } catch (const std::exception& e) {  // e.g. std::bad_alloc: still a clean exit
+    std::fprintf(stderr, "zt: error: %s\n", e.what());
+    return kExitBadInput;
+  }
+  return usage_error("", "unknown command '" + std::string(cmd) + "'");
+}

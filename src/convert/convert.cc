@@ -1,0 +1,251 @@
+#include "ztensor/convert.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "convert/safetensors_index.h"
+#include "convert/safetensors_reader.h"
+#include "convert/safetensors_source.h"
+#include "convert/safetensors_writer.h"
+#include "ztensor/reader.h"
+#include "ztensor/writer.h"
+#ifdef ZT_HAVE_GGUF
+#include "ztensor/gguf.h"
+#endif
+#ifdef ZT_HAVE_NUMPY
+#include "ztensor/numpy_format.h"
+#endif
+#ifdef ZT_HAVE_PYTORCH
+#include "ztensor/pytorch_format.h"
+#endif
+#ifdef ZT_HAVE_ONNX
+#include "ztensor/onnx_format.h"
+#endif
+
+namespace zt {
+namespace {
+
+// Bytes read to sniff a format: magics, the safetensors prefix, and the
+// first zip entry's name (zip local header is 30 bytes + name).
+constexpr size_t kSniffBytes = 30 + 256;
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool name_ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// A zip is an .npz when its first member is an array, a PyTorch checkpoint
+// when it is the pickle; otherwise the extension decides.
+FileFormat zip_kind(const uint8_t* head, size_t n, const std::string& path) {
+  if (n >= 30) {
+    size_t len = head[26] | (head[27] << 8);
+    if (30 + len <= n) {
+      std::string_view name(reinterpret_cast<const char*>(head + 30), len);
+      if (name_ends_with(name, ".npy")) return FileFormat::npz;
+      if (name_ends_with(name, "data.pkl")) return FileFormat::pytorch;
+    }
+  }
+  FileFormat ext = format_from_extension(path);
+  return ext == FileFormat::npz || ext == FileFormat::pytorch ? ext : FileFormat::npz;
+}
+
+Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
+  for (const auto& [role, c] : o.components)
+    if (c.type == LogicalType::none && !c.type_name.empty() && c.type_name != dtype_name(c.dtype))
+      stats.warnings.push_back("object '" + o.name + "' component '" + role + "': logical type '" + c.type_name +
+                               "' is unknown to this version and was written as plain " + dtype_name(c.dtype));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* file_format_name(FileFormat f) {
+  switch (f) {
+    case FileFormat::zt: return "zt";
+    case FileFormat::safetensors: return "safetensors";
+    case FileFormat::safetensors_index: return "safetensors_index";
+    case FileFormat::gguf: return "gguf";
+    case FileFormat::npy: return "npy";
+    case FileFormat::npz: return "npz";
+    case FileFormat::pytorch: return "pytorch";
+    case FileFormat::onnx: return "onnx";
+    case FileFormat::unknown: break;
+  }
+  return "unknown";
+}
+
+FileFormat format_from_extension(const std::string& path) {
+  if (ends_with(path, ".zt")) return FileFormat::zt;
+  if (ends_with(path, ".safetensors")) return FileFormat::safetensors;
+  if (ends_with(path, ".json")) return FileFormat::safetensors_index;
+  if (ends_with(path, ".gguf")) return FileFormat::gguf;
+  if (ends_with(path, ".npy")) return FileFormat::npy;
+  if (ends_with(path, ".npz")) return FileFormat::npz;
+  for (const char* e : {".pt", ".pth", ".bin", ".ckpt"})
+    if (ends_with(path, e)) return FileFormat::pytorch;
+  if (ends_with(path, ".onnx")) return FileFormat::onnx;
+  return FileFormat::unknown;
+}
+
+bool format_supported(FileFormat f) {
+  switch (f) {
+    case FileFormat::zt:
+    case FileFormat::safetensors:
+    case FileFormat::safetensors_index: return true;
+#ifdef ZT_HAVE_GGUF
+    case FileFormat::gguf: return true;
+#endif
+#ifdef ZT_HAVE_NUMPY
+    case FileFormat::npy:
+    case FileFormat::npz: return true;
+#endif
+#ifdef ZT_HAVE_PYTORCH
+    case FileFormat::pytorch: return true;
+#endif
+#ifdef ZT_HAVE_ONNX
+    case FileFormat::onnx: return true;
+#endif
+    default: return false;
+  }
+}
+
+Result<FileFormat> detect_format(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+  uint8_t head[kSniffBytes] = {};
+  size_t n = 0;
+  while (n < sizeof head) {
+    ssize_t r = ::read(fd, head + n, sizeof head - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += static_cast<size_t>(r);
+  }
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  ::close(fd);
+  if (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0) return FileFormat::zt;  // ZTEN1000, legacy ZTEN0001
+  if (n >= 4 && std::memcmp(head, "GGUF", 4) == 0) return FileFormat::gguf;
+  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return FileFormat::npy;
+  if (n >= 4 && (std::memcmp(head, "PK\x03\x04", 4) == 0 || std::memcmp(head, "PK\x05\x06", 4) == 0))
+    return zip_kind(head, n, path);
+  if (n >= 9 && head[8] == '{') {
+    uint64_t header = 0;
+    for (int i = 7; i >= 0; --i) header = (header << 8) | head[i];
+    if (header <= kMaxSafetensorsHeaderBytes && size >= 8 && header <= static_cast<uint64_t>(size) - 8)
+      return FileFormat::safetensors;
+  }
+  return format_from_extension(path);
+}
+
+Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path) {
+  ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
+  ZT_ASSIGN_OR_RETURN(SafetensorsSource src, format == FileFormat::safetensors_index ? open_safetensors_index(path)
+                                                                                    : open_safetensors_file(path));
+  return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+}
+
+Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
+                                                              std::shared_ptr<const void> owner) {
+  ZT_ASSIGN_OR_RETURN(auto file, SafetensorsFile::parse(bytes, std::move(owner)));
+  SafetensorsSource src;
+  src.has_metadata = file->has_metadata();
+  src.metadata = file->metadata();
+  src.paths.push_back("<memory>");
+  src.shards.push_back(std::move(file));
+  return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+}
+
+Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read) {
+  ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
+  switch (format) {
+    case FileFormat::zt: {
+      ReadOptions ro;
+      ro.verify_on_read = verify_on_read;
+      ZT_ASSIGN_OR_RETURN(auto reader, Reader::open(path, ro));
+      return std::unique_ptr<TensorSource>(std::move(reader));
+    }
+    case FileFormat::safetensors:
+    case FileFormat::safetensors_index: return open_safetensors(path);
+#ifdef ZT_HAVE_GGUF
+    case FileFormat::gguf: return open_gguf(path);
+#endif
+#ifdef ZT_HAVE_NUMPY
+    case FileFormat::npy: return open_npy(path);
+    case FileFormat::npz: return open_npz(path);
+#endif
+#ifdef ZT_HAVE_PYTORCH
+    case FileFormat::pytorch: return open_pytorch(path);
+#endif
+#ifdef ZT_HAVE_ONNX
+    case FileFormat::onnx: return open_onnx(path);
+#endif
+    case FileFormat::unknown:
+      return Status(ErrorCode::unsupported, "cannot tell the format of '" + path +
+                                                "' (not .zt, safetensors, GGUF, .npy/.npz, a PyTorch zip or .onnx)");
+    default: break;
+  }
+  return Status(ErrorCode::unsupported, "'" + path + "' is " + file_format_name(format) +
+                                            ", which this build cannot read");
+}
+
+Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
+                                          const ConvertOptions& options) {
+  const Manifest& m = source.manifest();
+  uint64_t total = 0;
+  for (const auto& o : m.objects)
+    for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
+  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes));
+  ConvertStats stats;
+  for (const auto& o : m.objects) {
+    ZT_RETURN_IF_ERROR(add_warning_for_unknown_types(o, stats));
+    ObjectSpec spec;
+    spec.name = o.name;
+    spec.shape = o.shape;
+    spec.format = o.format;
+    spec.attributes = o.attributes;
+    std::vector<ComponentBytes> keep;  // decoded bytes live until add() returns
+    keep.reserve(o.components.size());
+    for (const auto& [role, c] : o.components) {
+      ZT_ASSIGN_OR_RETURN(ComponentBytes data, source.read_component(o, role));
+      ComponentSpec cs;
+      cs.role = role;
+      cs.dtype = c.dtype;
+      cs.type = c.type;
+      cs.data = data.bytes;
+      cs.encoding = options.encoding;
+      cs.level = options.level;
+      cs.digest = options.digest;
+      stats.bytes += data.bytes.size();
+      keep.push_back(std::move(data));
+      spec.components.push_back(std::move(cs));
+    }
+    ZT_RETURN_IF_ERROR(writer->add(spec));
+    ++stats.objects;
+    if (options.progress) options.progress(stats.bytes, total);
+  }
+  ZT_RETURN_IF_ERROR(writer->finish());
+  return stats;
+}
+
+Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, const std::string& out,
+                                                   const ProgressFn& progress) {
+  return write_safetensors(source, out, progress);
+}
+
+Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));
+  return convert_source_to_zt(*source, out, options);
+}
+
+Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::string& out,
+                                            const ConvertOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));
+  return convert_source_to_safetensors(*source, out, options.progress);
+}
+
+}  // namespace zt

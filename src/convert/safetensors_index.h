@@ -1,0 +1,45 @@
+// Sharded safetensors models: `model.safetensors.index.json` names the shard
+// holding each tensor ({"metadata": {...}, "weight_map": {name: file}}).
+// Shards are opened strictly (SafetensorsFile) and must agree with the map.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert/safetensors_reader.h"
+#include "ztensor/status.h"
+
+namespace zt {
+
+// Index files are small JSON (a name per tensor); the same 100 MB cap as a
+// safetensors header bounds what we read.
+inline constexpr uint64_t kMaxSafetensorsIndexBytes = kMaxSafetensorsHeaderBytes;
+// Deepest JSON nesting accepted in an index file.
+inline constexpr int kMaxSafetensorsIndexDepth = 64;
+
+// One safetensors file, or every shard of an index, as one tensor source.
+struct SafetensorsSource {
+  std::vector<std::string> paths;                        // one per shard
+  std::vector<std::unique_ptr<SafetensorsFile>> shards;  // same order
+  // __metadata__ of the shards merged in shard order (first value wins).
+  std::vector<std::pair<std::string, std::string>> metadata;
+  bool has_metadata = false;
+  std::vector<std::string> warnings;  // e.g. shards disagreeing on metadata
+
+  uint64_t tensor_count() const;
+  uint64_t tensor_bytes() const;
+};
+
+// Parses an index and opens its shards (sorted by file name; each tensor in
+// data order). Shard names must be plain file names in the index's folder.
+// Errors: io_error, limit_exceeded, malformed_manifest (bad JSON),
+// wrong_type, missing_field (weight_map), invalid_structure (duplicate key,
+// shard path leaving the folder, tensor missing from its shard or absent
+// from the map), and every SafetensorsFile error of a shard.
+Result<SafetensorsSource> open_safetensors_index(const std::string& index_path);
+// A single file as a one-shard source.
+Result<SafetensorsSource> open_safetensors_file(const std::string& path);
+
+}  // namespace zt
