@@ -1,15 +1,13 @@
-// ZSTN v3 writer: parses the safetensors header (nlohmann::ordered_json keeps
-// document order, which breaks ties between equal offsets like the
-// reference), stores byte-identical tensors once as REF entries, compresses
+// ZSTN v3 writer: parses the safetensors header (codec/safetensors_header.h,
+// ties between equal offsets broken in document order), stores byte-identical tensors once as REF entries, compresses
 // the unique ones in parallel with their declared dtype.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "codec/byte_io.h"
+#include "codec/safetensors_header.h"
 #include "codec/digest.h"
 #include "codec/thread_pool.h"
 #include "z4ai/zstn.h"
@@ -19,41 +17,7 @@ namespace {
 
 constexpr uint8_t kMagic[4] = {'Z', 'S', 'T', 'N'};
 
-struct Tensor {
-  std::string name;
-  std::string dtype;
-  uint64_t begin, end;
-};
-
-zt::Status bad(const std::string& what) {
-  return {zt::ErrorCode::invalid_argument, "safetensors buffer: " + what};
-}
-
-zt::Status parse_safetensors(std::span<const uint8_t> st, uint64_t& header_len, std::vector<Tensor>& tensors) {
-  if (st.size() < 8) return bad("shorter than 8 bytes");
-  header_len = detail::load_u64(st.data());
-  if (header_len > st.size() - 8) return bad("header length exceeds the buffer");
-  auto json = nlohmann::ordered_json::parse(st.begin() + 8, st.begin() + 8 + ptrdiff_t(header_len), nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return bad("header is not a JSON object");
-  const uint64_t data_len = st.size() - 8 - header_len;
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    if (it.key() == "__metadata__") continue;
-    const auto& meta = it.value();
-    if (!meta.is_object()) return bad("tensor '" + it.key() + "' is not an object");
-    auto offs = meta.find("data_offsets");
-    if (offs == meta.end() || !offs->is_array() || offs->size() != 2 || !(*offs)[0].is_number_unsigned() ||
-        !(*offs)[1].is_number_unsigned())
-      return bad("tensor '" + it.key() + "' has no valid data_offsets");
-    Tensor t{it.key(), "U8", (*offs)[0].get<uint64_t>(), (*offs)[1].get<uint64_t>()};
-    auto dt = meta.find("dtype");
-    if (dt != meta.end() && dt->is_string()) t.dtype = dt->get<std::string>();
-    if (t.begin > t.end || t.end > data_len) return bad("tensor '" + t.name + "' data_offsets out of range");
-    if (t.name.size() > UINT16_MAX) return bad("tensor name longer than 65535 bytes");
-    tensors.push_back(std::move(t));
-  }
-  std::stable_sort(tensors.begin(), tensors.end(), [](const Tensor& a, const Tensor& b) { return a.begin < b.begin; });
-  return {};
-}
+using Tensor = detail::SafetensorsTensor;
 
 bool is_contiguous(const std::vector<Tensor>& tensors, uint64_t data_len) {
   uint64_t pos = 0;
@@ -69,9 +33,9 @@ bool is_contiguous(const std::vector<Tensor>& tensors, uint64_t data_len) {
 bool is_zstn(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0; }
 
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> st, const Options& o) {
-  uint64_t header_len = 0;
-  std::vector<Tensor> tensors;
-  ZT_RETURN_IF_ERROR(parse_safetensors(st, header_len, tensors));
+  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
+  const uint64_t header_len = layout.header_len;
+  std::vector<Tensor>& tensors = layout.tensors;  // names already capped at 65535 bytes
   const std::span<const uint8_t> data = st.subspan(size_t(8 + header_len));
   const bool contiguous = is_contiguous(tensors, data.size());
   if (tensors.size() > UINT32_MAX) return zt::Status(zt::ErrorCode::limit_exceeded, "ZSTN: too many tensors");
