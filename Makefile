@@ -2,6 +2,7 @@
 #   make deps   - system packages (apt-get; needs root)
 #   make demo   - deps + build + save/load the all-MiniLM-L6-v2 weights as .zt
 #   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python)
+#   make bench  - the benchmarks against safetensors, zipnn, PyPI z4ai, zstd, brotli
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 JOBS ?= $(shell nproc)
@@ -50,7 +51,10 @@ demo: python pydeps
 	$(PYTHON) examples/demo.py
 
 bench: python pydeps
-	$(PYTHON) bench/run_all.py
+	$(PIP) install -q -r deps/requirements-bench.txt
+	bash bench/setup_peers.sh
+	$(PYTHON) bench/container_bench.py
+	$(PYTHON) bench/codec_bench.py
 
 clean:
 	rm -rf build build-asan build-fuzz

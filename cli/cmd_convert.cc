@@ -18,7 +18,7 @@ constexpr const char* kConvertHelp =
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json), and in builds with\n"
-    "those parsers GGUF, .npy/.npz and PyTorch zip checkpoints. The output\n"
+    "those parsers GGUF, .npy/.npz, PyTorch zip checkpoints and .onnx. The output\n"
     "format comes from OUT's extension (.zt or .safetensors); without one, a\n"
     ".zt input becomes safetensors and anything else becomes .zt.\n"
     "  any -> .zt                   every object with all its components;\n"

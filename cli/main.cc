@@ -16,7 +16,7 @@
 namespace {
 
 constexpr const char* kHelp =
-    "zt - inspect, convert and verify zTensor (.zt) and safetensors files\n"
+    "zt - inspect, convert and verify zTensor (.zt) files and other weight formats\n"
     "\n"
     "Usage: zt COMMAND [OPTIONS] ...\n"
     "\n"
@@ -38,7 +38,9 @@ constexpr const char* kHelp =
     "  zt verify model.zt\n"
     "  zt diff model.safetensors model.zt\n"
     "\n"
-    "FILE may be .zt, safetensors, or a sharded model's index.json.\n"
+    "FILE may be .zt (v1.2, v1.1, v0.1), safetensors (or a sharded model's\n"
+    "index.json), GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx; the\n"
+    "format is detected from the content (ONNX from its extension).\n"
     "Exit codes: 0 ok, 1 bad input (the error is printed; for diff: the files\n"
     "differ), 2 usage error.\n";
 

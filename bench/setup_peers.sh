@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Virtual environments for the codec peers (idempotent). PyPI z4ai shares our
+# module name and zipnn pulls torch, so neither goes into the main Python.
+set -euo pipefail
+venvs=${CODEC_BENCH_VENVS:-/work/venvs}
+mkdir -p "$venvs"
+make_venv() {
+  local name=$1; shift
+  if [ ! -x "$venvs/$name/bin/python" ]; then
+    python3 -m venv "$venvs/$name"
+  fi
+  "$venvs/$name/bin/pip" install -q "$@"
+}
+make_venv bench-z4ai "z4ai==0.2.0" numpy
+make_venv bench-zipnn zipnn numpy zstandard "torch==2.13.0"
+echo "peer venvs ready in $venvs"
