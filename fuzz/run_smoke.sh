@@ -3,7 +3,7 @@
 # from fuzz/corpus/<target>, tests/golden and tests/corrupt; a crash fails.
 set -euo pipefail
 build=${1:-build-fuzz}
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 for bin in $(find "$build/fuzz" -maxdepth 2 -type f -name '*_fuzz' -perm -u+x | sort); do
