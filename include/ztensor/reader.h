@@ -61,6 +61,8 @@ class Reader final : public TensorSource {
  private:
   Reader() = default;
   Status load(ReadOptions options);
+  // Decoding without the verify-on-read digest check (callers decide).
+  Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c) const;
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
   ReadOptions options_;

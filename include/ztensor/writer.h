@@ -62,7 +62,6 @@ class Writer {
   std::unique_ptr<AtomicFile> file_;
   Manifest manifest_;
   std::unordered_set<std::string> names_;
-  bool finished_ = false;
 };
 
 }  // namespace zt

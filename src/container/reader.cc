@@ -107,47 +107,52 @@ Result<ComponentBytes> Reader::read_component(std::string_view name, std::string
 Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
-  const std::string ctx = describe(o, std::string(role));
-  auto stored = stored_bytes(*c);
-  if (options_.verify_on_read && !c->digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c->digest, stored, ctx));
-  const size_t width = dtype_width(c->dtype);
+  if (options_.verify_on_read && !c->digest.empty())
+    ZT_RETURN_IF_ERROR(check_digest(c->digest, stored_bytes(*c), describe(o, std::string(role))));
+  return decode_component(o, role, *c);
+}
 
-  if (c->encoding == Encoding::raw) {
-    if (!c->big_endian || width == 1) return ComponentBytes{stored, owner_, true};
+Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_view role, const Component& c) const {
+  const std::string ctx = describe(o, std::string(role));
+  auto stored = stored_bytes(c);
+  const size_t width = dtype_width(c.dtype);
+
+  if (c.encoding == Encoding::raw) {
+    if (!c.big_endian || width == 1) return ComponentBytes{stored, owner_, true};
     OwnedBytes out(stored.size());
     std::memcpy(out.data.get(), stored.data(), stored.size());
     byteswap_elements(out.data.get(), out.size, width);
     return out.as_component();
   }
   std::shared_ptr<const BlobCodec> codec;
-  if (c->encoding != Encoding::zstd) {
-    codec = c->encoding == Encoding::unknown ? nullptr : find_blob_codec(c->encoding);
+  if (c.encoding != Encoding::zstd) {
+    codec = c.encoding == Encoding::unknown ? nullptr : find_blob_codec(c.encoding);
     if (!codec)
       return Status(ErrorCode::unknown_encoding,
-                    ctx + ": encoding '" + c->encoding_text + "' is not supported by this reader");
-    if (!c->uncompressed_length)
-      return Status(ErrorCode::missing_field, ctx + ": uncompressed_length is required for encoding " + c->encoding_text);
+                    ctx + ": encoding '" + c.encoding_text + "' is not supported by this reader");
+    if (!c.uncompressed_length)
+      return Status(ErrorCode::missing_field, ctx + ": uncompressed_length is required for encoding " + c.encoding_text);
   }
 
   uint64_t decoded;
-  if (c->uncompressed_length) {
-    decoded = *c->uncompressed_length;  // capped on open
+  if (c.uncompressed_length) {
+    decoded = *c.uncompressed_length;  // capped on open
   } else {
     // Legacy blob without uncompressed_length: a dense object's size is
     // fixed by its shape; otherwise trust the frame header under the cap.
     std::optional<uint64_t> expected;
     if (o.format == "dense" && role == "data") {
       auto n = checked_product(o.shape);
-      auto w = n ? checked_mul(*n, width * logical_type_ratio(c->type)) : std::nullopt;
+      auto w = n ? checked_mul(*n, width * logical_type_ratio(c.type)) : std::nullopt;
       if (!w) return Status(ErrorCode::shape_overflow, ctx + ": product(shape) * width overflows u64");
       expected = *w;
     }
     uint64_t cap = expected.value_or(limits::kMaxUncompressedBytes);
-    if (auto bound = checked_mul(c->length, limits::kMaxZstdExpansion); bound)
+    if (auto bound = checked_mul(c.length, limits::kMaxZstdExpansion); bound)
       cap = std::min(cap, *bound + limits::kZstdExpansionSlack);
     if (expected && *expected > cap)
       return Status(ErrorCode::limit_exceeded, ctx + ": shape implies " + std::to_string(*expected) +
-                                                   " bytes, implausible for " + std::to_string(c->length) + " stored bytes");
+                                                   " bytes, implausible for " + std::to_string(c.length) + " stored bytes");
     if (expected) {
       decoded = *expected;
     } else {
@@ -161,7 +166,7 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
   } else {
     ZT_RETURN_IF_ERROR(zstd_decode_exact(stored, out.span(), ctx));
   }
-  if (c->big_endian) byteswap_elements(out.data.get(), out.size, width);
+  if (c.big_endian) byteswap_elements(out.data.get(), out.size, width);
   return out.as_component();
 }
 
@@ -169,7 +174,7 @@ Status Reader::verify_object(const Object& o) const {
   for (const auto& [role, c] : o.components) {
     if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored_bytes(c), describe(o, role)));
     if (c.encoding != Encoding::raw) {
-      auto r = read_component(o, role);  // proves the stream decodes to its declared size
+      auto r = decode_component(o, role, c);  // proves the stream decodes to its declared size
       if (!r.ok()) return r.status();
     }
   }

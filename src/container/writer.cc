@@ -140,7 +140,6 @@ Status Writer::finish() {
   if (s.ok()) s = file_->write({footer, sizeof footer});
   if (s.ok()) s = file_->commit();
   file_.reset();
-  finished_ = s.ok();
   return s;
 }
 
