@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Virtual environments for the codec peers (idempotent). PyPI z4ai shares our
-# module name and zipnn pulls torch, so neither goes into the main Python.
+# Virtual environments for the peers (idempotent). PyPI z4ai and ztensor share our
+# module names and zipnn pulls torch, so none goes into the main Python.
 set -euo pipefail
 venvs=${CODEC_BENCH_VENVS:-/work/venvs}
 mkdir -p "$venvs"
@@ -13,4 +13,5 @@ make_venv() {
 }
 make_venv bench-z4ai "z4ai==0.2.0" numpy
 make_venv bench-zipnn zipnn numpy zstandard "torch==2.13.0"
+make_venv zt212 "ztensor==2.1.2" numpy  # issue 4 peer: bench/formats_bench.py
 echo "peer venvs ready in $venvs"

@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#ifdef ZT_HAVE_Z4AI
+#include "codec_info.h"
+#endif
 #include "commands.h"
 #include "describe.h"
 #include "progress.h"
@@ -24,6 +27,9 @@ constexpr const char* kInfoHelp =
     "format version, file attributes, and for\n"
     "every object its name, format and shape, and per component the storage\n"
     "dtype, logical type, encoding, stored and uncompressed length and digest.\n"
+    "For a .zstn container or a model delta (Z4DM) from `zt compress` / `zt\n"
+    "delta`: per tensor its dtype, shape, kind (frame/ref, copy/delta/full),\n"
+    "stored and decoded length; for a delta also the base's length and digest.\n"
     "No tensor data is read.\n"
     "\n"
     "Options:\n"
@@ -32,7 +38,8 @@ constexpr const char* kInfoHelp =
     "\n"
     "Examples:\n"
     "  zt info model.zt\n"
-    "  zt info model.safetensors --json | jq '.objects | keys'\n";
+    "  zt info model.safetensors --json | jq '.objects | keys'\n"
+    "  zt info finetuned.z4dm\n";
 
 // Attribute values (CBOR data model) as JSON; byte strings become hex.
 ojson to_json(const Value& v) {
@@ -195,6 +202,12 @@ int cmd_info(std::span<char* const> args) {
   }
   if (a.positionals.size() != 1) return usage_error("info", "expected exactly one FILE");
   const std::string& path = a.positionals[0];
+#ifdef ZT_HAVE_Z4AI
+  if (auto c = describe_codec_file(path)) {  // .zstn, Z4DM: structure only
+    if (!c->ok()) return status_error(c->status());
+    return print_codec_info(path, c->value(), a.has("json"));
+  }
+#endif
   auto f = open_any(path);
   if (!f.ok()) return status_error(f.status());
   return a.has("json") ? print_json(path, f.value()) : print_table(path, f.value());

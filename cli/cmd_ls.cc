@@ -1,10 +1,14 @@
 // zt ls FILE [--json]: one line per object (name, shape, dtype, format).
+#include <cctype>
 #include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#ifdef ZT_HAVE_Z4AI
+#include "codec_info.h"
+#endif
 #include "commands.h"
 #include "describe.h"
 
@@ -14,8 +18,9 @@ namespace {
 constexpr const char* kLsHelp =
     "Usage: zt ls FILE [--json]\n"
     "\n"
-    "List the objects of a .zt, safetensors or sharded safetensors file, one per\n"
-    "line: name, shape, dtype (logical type in parentheses) and format.\n"
+    "List the objects of a .zt, safetensors or sharded safetensors file (or the\n"
+    "tensors inside a .zstn container or a model delta), one per line: name,\n"
+    "shape, dtype (logical type in parentheses) and format.\n"
     "\n"
     "Options:\n"
     "  --json        a JSON array of {name, shape, dtype, type, format}\n"
@@ -33,6 +38,27 @@ const Component* main_component(const Object& o) {
   return o.components.empty() ? nullptr : &o.components.front().second;
 }
 
+#ifdef ZT_HAVE_Z4AI
+// .zstn and Z4DM: the tensors of the safetensors file they hold.
+int list_codec_file(const Result<CodecFile>& c, bool json) {
+  if (!c.ok()) return status_error(c.status());
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& t : c.value().tensors) {
+    std::string dtype = t.dtype;
+    for (char& ch : dtype) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (json) {
+      list.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", dtype}, {"type", nullptr}, {"format", "dense"}});
+      continue;
+    }
+    std::string shape = "[";
+    for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+    std::printf("%s\t%s]\t%s\tdense\n", t.name.c_str(), shape.c_str(), dtype.c_str());
+  }
+  if (json) std::printf("%s\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+  return kExitOk;
+}
+#endif
+
 }  // namespace
 
 int cmd_ls(std::span<char* const> args) {
@@ -45,6 +71,9 @@ int cmd_ls(std::span<char* const> args) {
     return kExitOk;
   }
   if (a.positionals.size() != 1) return usage_error("ls", "expected exactly one FILE");
+#ifdef ZT_HAVE_Z4AI
+  if (auto c = describe_codec_file(a.positionals[0])) return list_codec_file(*c, a.has("json"));
+#endif
   auto f = open_any(a.positionals[0]);
   if (!f.ok()) return status_error(f.status());
   nlohmann::ordered_json list = nlohmann::ordered_json::array();

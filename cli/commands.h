@@ -11,5 +11,9 @@ int cmd_convert(std::span<char* const> args);
 int cmd_verify(std::span<char* const> args);
 int cmd_ls(std::span<char* const> args);
 int cmd_diff(std::span<char* const> args);
+// Need the z4ai codec (builds with ZT_HAVE_Z4AI).
+int cmd_compress(std::span<char* const> args);
+int cmd_decompress(std::span<char* const> args);
+int cmd_delta(std::span<char* const> args);
 
 }  // namespace zt::cli

@@ -1,4 +1,4 @@
-// zt: inspect, convert and verify tensor files. Dispatches to subcommands.
+// zt: inspect, convert, compress and verify tensor files. Dispatches to subcommands.
 #ifdef ZT_HAVE_Z4AI
 #include "ztensor/z4ai_encoding.h"
 #endif
@@ -16,16 +16,20 @@
 namespace {
 
 constexpr const char* kHelp =
-    "zt - inspect, convert and verify zTensor (.zt) files and other weight formats\n"
+    "zt - inspect, convert, compress and verify .zt files and other weight formats\n"
     "\n"
     "Usage: zt COMMAND [OPTIONS] ...\n"
     "\n"
     "Commands:\n"
     "  info FILE [--json]            show version, attributes and every object\n"
     "  ls FILE [--json]              list objects: name, shape, dtype, format\n"
-    "  convert IN OUT [OPTIONS]      safetensors -> .zt, .zt -> safetensors, .zt -> .zt\n"
-    "  verify FILE                   check every digest and decode every component\n"
+    "  convert IN OUT [OPTIONS]      any -> .zt, .zt -> safetensors, .zt -> .zt\n"
+    "  verify FILE [--json]          check every digest and decode every component\n"
     "  diff A B [--atol X] [--json]  compare names, shapes, dtypes and values\n"
+    "  compress IN OUT [OPTIONS]     safetensors -> .zstn, any -> .zt (z4ai codec)\n"
+    "  decompress IN OUT [--json]    .zstn -> original safetensors, .zt -> raw .zt\n"
+    "  delta BASE TARGET OUT         store a fine-tune as a delta to its base (Z4DM)\n"
+    "  delta --apply BASE DELTA OUT  rebuild the fine-tune byte for byte\n"
     "\n"
     "Options:\n"
     "  -h, --help                    show help (also: zt COMMAND --help)\n"
@@ -37,12 +41,19 @@ constexpr const char* kHelp =
     "  zt convert model.zt model.safetensors\n"
     "  zt verify model.zt\n"
     "  zt diff model.safetensors model.zt\n"
+    "  zt compress model.safetensors model.zstn --effort max\n"
+    "  zt decompress model.zstn model.safetensors\n"
+    "  zt delta base.safetensors finetuned.safetensors finetuned.z4dm\n"
+    "  zt delta --apply base.safetensors finetuned.z4dm finetuned.safetensors\n"
     "\n"
     "FILE may be .zt (v1.2, v1.1, v0.1), safetensors (or a sharded model's\n"
     "index.json), GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx; the\n"
     "format is detected from the content (ONNX from its extension).\n"
+    "info, ls, verify, diff, compress, decompress and delta take --json (one\n"
+    "JSON object or array on stdout).\n"
     "Exit codes: 0 ok, 1 bad input (the error is printed; for diff: the files\n"
-    "differ), 2 usage error.\n";
+    "differ), 2 usage error, 130/143 when compress, decompress or delta is\n"
+    "interrupted by SIGINT/SIGTERM (nothing is left at OUT).\n";
 
 }  // namespace
 
@@ -71,6 +82,16 @@ int main(int argc, char** argv) {
     if (cmd == "verify") return cmd_verify(rest);
     if (cmd == "ls") return cmd_ls(rest);
     if (cmd == "diff") return cmd_diff(rest);
+#ifdef ZT_HAVE_Z4AI
+    if (cmd == "compress") return cmd_compress(rest);
+    if (cmd == "decompress") return cmd_decompress(rest);
+    if (cmd == "delta") return cmd_delta(rest);
+#else
+    if (cmd == "compress" || cmd == "decompress" || cmd == "delta") {
+      std::fprintf(stderr, "zt: error: unsupported: this build has no z4ai codec\n");
+      return kExitBadInput;
+    }
+#endif
   } catch (const std::exception& e) {  // e.g. std::bad_alloc: still a clean exit
     std::fprintf(stderr, "zt: error: %s\n", e.what());
     return kExitBadInput;

@@ -48,6 +48,23 @@ void ProgressBar::update(uint64_t done, uint64_t total) {
   drawn_ = true;
 }
 
+void ProgressBar::pulse(uint64_t bytes) {
+  if (!enabled_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (now - start_ < kProgressDelay) return;
+  if (drawn_ && now - last_draw_ < kProgressRedraw) return;
+  last_draw_ = now;
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  // The marker moves one step per redraw interval, back and forth.
+  const auto step = static_cast<int>(secs * 1000 / static_cast<double>(kProgressRedraw.count())) % (2 * kBarWidth - 6);
+  const int pos = step < kBarWidth - 3 ? step : 2 * kBarWidth - 6 - step;
+  std::string bar(static_cast<size_t>(kBarWidth), '.');
+  bar.replace(static_cast<size_t>(pos), 3, "<=>");
+  std::fprintf(stderr, "\r\033[K%s [%s] %.1f s  %s", label_.c_str(), bar.c_str(), secs, human_bytes(bytes).c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
 void ProgressBar::finish() {
   if (drawn_) {
     std::fprintf(stderr, "\r\033[K");

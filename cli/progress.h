@@ -1,4 +1,4 @@
-// A progress bar on stderr for long work (convert, verify). It stays silent
+// A progress bar on stderr for long work (convert, verify, compress, delta). It stays silent
 // unless stderr is a terminal and the work has run for over a second, so
 // scripts and quick commands never see it.
 #pragma once
@@ -22,6 +22,9 @@ class ProgressBar {
   ProgressBar& operator=(const ProgressBar&) = delete;
 
   void update(uint64_t done, uint64_t total);
+  // For work that reports no progress of its own (one codec call): a moving
+  // marker, the elapsed time and the bytes being processed.
+  void pulse(uint64_t bytes);
   void finish();
 
  private:

@@ -42,15 +42,19 @@ struct ObjectSpec {
 
 class Writer {
  public:
-  // Errors: io_error when the temporary cannot be created.
-  static Result<std::unique_ptr<Writer>> create(const std::string& path, Value attributes = {});
+  // `durable` (the default) fsyncs the file before the atomic rename, so a
+  // published file survives a power loss; false keeps the rename (never a
+  // half-written file at `path`) but leaves the data to the page cache, as
+  // safetensors and torch.save do. Errors: io_error when the temporary
+  // cannot be created.
+  static Result<std::unique_ptr<Writer>> create(const std::string& path, Value attributes = {}, bool durable = true);
   ~Writer();
 
   // Validates (same rules as the reader) and streams the object's
   // components to disk. Errors: invalid_argument (duplicate name, wrong
   // component set), length_mismatch, shape_overflow, and io_error.
   Status add(const ObjectSpec& object);
-  // Manifest + footer, fsync, atomic rename. Errors: io_error.
+  // Manifest + footer, fsync (when durable), atomic rename. Errors: io_error.
   Status finish();
   // Drop everything written so far; the destination is untouched.
   void abort();

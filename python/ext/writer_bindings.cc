@@ -180,16 +180,16 @@ struct PyWriter {
 void init_writer(nb::module_& m) {
   nb::class_<PyWriter>(m, "Writer")
       .def("__init__",
-           [](PyWriter* self, const std::string& path, nb::handle attributes) {
+           [](PyWriter* self, const std::string& path, nb::handle attributes, bool durable) {
              zt::Value attrs = python_to_value(attributes);
              zt::Result<std::unique_ptr<zt::Writer>> w = [&] {
                nb::gil_scoped_release release;
-               return zt::Writer::create(path, std::move(attrs));
+               return zt::Writer::create(path, std::move(attrs), durable);
              }();
              check(w.status());
              new (self) PyWriter{std::move(w).value()};
            },
-           nb::arg("path"), nb::arg("attributes").none() = nb::none())
+           nb::arg("path"), nb::arg("attributes").none() = nb::none(), nb::arg("durable") = true)
       .def("add", &PyWriter::add, nb::arg("name"), nb::arg("shape"), nb::arg("format"),
            nb::arg("attributes").none(), nb::arg("components"))
       .def("add_dense", &PyWriter::add_dense, nb::arg("name"), nb::arg("shape"), nb::arg("dtype"),

@@ -101,11 +101,17 @@ class Writer:
     they are added; :meth:`finish` (or leaving the ``with`` block normally)
     publishes it atomically. On an exception inside ``with``, or :meth:`abort`,
     nothing appears at ``path``.
+
+    ``durable=True`` (the default) fsyncs the file before the rename, so a
+    published file survives a power loss. ``durable=False`` keeps the atomic
+    rename but leaves the data in the page cache for the OS to write later,
+    as safetensors and ``torch.save`` do: faster, safe against a crash of the
+    program, not of the machine.
     """
 
-    def __init__(self, path, *, attributes: Optional[Mapping[str, Any]] = None):
+    def __init__(self, path, *, attributes: Optional[Mapping[str, Any]] = None, durable: bool = True):
         self._path = os.fspath(path)
-        self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None)
+        self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None, bool(durable))
         self._size = None
 
     def __enter__(self):

@@ -26,17 +26,18 @@ __all__ = ["save_file", "load_file", "save", "load"]
 
 def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
               metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None) -> None:
+              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True) -> None:
     """Save `tensors` to `filename`; each array is streamed to disk as it is
     added, so no whole-file buffer is built. `metadata` becomes the file
     attributes."""
-    with Writer(filename, attributes=check_metadata(metadata)) as w:
+    with Writer(filename, attributes=check_metadata(metadata), durable=durable) as w:
         for name, array in tensors.items():
             w.add(name, array, compression=compression, level=level, checksum=checksum)
 
 
 def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
     """The bytes of the .zt file save_file would write."""
+    kwargs.setdefault("durable", False)  # a scratch file read straight back: no fsync
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 

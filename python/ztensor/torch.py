@@ -62,7 +62,7 @@ def _dedup(tensors: Dict[str, torch.Tensor], preferred: Iterable[str] = ()) -> D
 
 def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike],
               metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None) -> None:
+              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True) -> None:
     """Save `tensors` to `filename`, streaming each tensor to disk. Like
     safetensors, tensors that share memory are refused (use save_model)."""
     shared = _shared_groups(tensors)
@@ -70,7 +70,7 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike
         raise RuntimeError(
             f"Some tensors share memory, this would store them twice and break the sharing on load: {shared}. "
             "Use ztensor.torch.save_model, or clone the tensors first.")
-    with Writer(filename, attributes=check_metadata(metadata)) as w:
+    with Writer(filename, attributes=check_metadata(metadata), durable=durable) as w:
         for name, t in tensors.items():
             if not isinstance(t, torch.Tensor):
                 raise TypeError(f"tensor '{name}' is a {type(t).__name__}, not a torch.Tensor")
@@ -78,6 +78,7 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike
 
 
 def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
+    kwargs.setdefault("durable", False)  # a scratch file read straight back: no fsync
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 
@@ -92,7 +93,8 @@ def load(data: bytes, device: Union[str, int, torch.device] = "cpu") -> Dict[str
 
 
 def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
-               metadata: Optional[Dict[str, str]] = None, force_contiguous: bool = False) -> None:
+               metadata: Optional[Dict[str, str]] = None, force_contiguous: bool = False, *,
+               durable: bool = True) -> None:
     """Save a module's state_dict. Tied weights are stored once; each dropped
     alias is recorded in the metadata as alias -> kept name (as safetensors)."""
     state_dict = model.state_dict()
@@ -103,7 +105,7 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
             del state_dict[alias]
     if force_contiguous:
         state_dict = {k: v.contiguous() for k, v in state_dict.items()}
-    save_file(state_dict, filename, metadata or None)
+    save_file(state_dict, filename, metadata or None, durable=durable)
 
 
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,

@@ -24,8 +24,9 @@ std::string dir_of(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const std::string& dest_path) {
+Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const std::string& dest_path, bool durable) {
   std::unique_ptr<AtomicFile> f(new AtomicFile());
+  f->durable_ = durable;
   f->dest_ = dest_path;
   std::random_device rd;
   for (int attempt = 0; attempt < 16 && f->fd_ < 0; ++attempt) {
@@ -60,7 +61,8 @@ Status AtomicFile::flush() {
 
 void AtomicFile::start_writeback() {
 #ifdef SYNC_FILE_RANGE_WRITE
-  if (written_ - writeback_from_ < kWritebackChunk) return;
+  // Without a final fsync, forcing writeback would only slow the writer down.
+  if (!durable_ || written_ - writeback_from_ < kWritebackChunk) return;
   // Asynchronous: starts writeback of the finished range and returns.
   ::sync_file_range(fd_, static_cast<off_t>(writeback_from_), static_cast<off_t>(written_ - writeback_from_),
                     SYNC_FILE_RANGE_WRITE);
@@ -110,7 +112,7 @@ Status AtomicFile::write_zeros(size_t n) {
 Status AtomicFile::commit() {
   if (fd_ < 0) return Status(ErrorCode::invalid_argument, "commit of a closed file '" + dest_ + "'");
   ZT_RETURN_IF_ERROR(flush());
-  if (::fsync(fd_) != 0) return io_error("cannot fsync", tmp_);
+  if (durable_ && ::fsync(fd_) != 0) return io_error("cannot fsync", tmp_);
   if (::close(fd_) != 0) {
     fd_ = -1;
     return io_error("cannot close", tmp_);
@@ -123,8 +125,8 @@ Status AtomicFile::commit() {
     return s;
   }
   tmp_.clear();
-  int dfd = ::open(dir_of(dest_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {  // make the rename durable; best effort on odd filesystems
+  int dfd = durable_ ? ::open(dir_of(dest_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (durable_ && dfd >= 0) {  // make the rename durable; best effort on odd filesystems
     ::fsync(dfd);
     ::close(dfd);
   }

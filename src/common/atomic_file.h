@@ -1,5 +1,7 @@
 // A file published atomically: bytes go to a temporary beside the
-// destination; commit() fsyncs and renames it into place. Destroying an
+// destination; commit() fsyncs and renames it into place (a non-durable
+// file skips the fsyncs: the rename keeps it all-or-nothing against a crash of
+// the process, not of the machine). Destroying an
 // uncommitted AtomicFile removes the temporary, so a failed or abandoned
 // write never leaves a half-written file where the user asked for one.
 #pragma once
@@ -16,7 +18,7 @@ namespace zt {
 
 class AtomicFile {
  public:
-  static Result<std::unique_ptr<AtomicFile>> create(const std::string& dest_path);
+  static Result<std::unique_ptr<AtomicFile>> create(const std::string& dest_path, bool durable = true);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -24,7 +26,8 @@ class AtomicFile {
   Status write(std::span<const uint8_t> bytes);
   Status write_zeros(size_t n);
   uint64_t position() const { return position_; }
-  // fsync + rename onto the destination + fsync of the directory.
+  // fsync + rename onto the destination + fsync of the directory (durable),
+  // or the rename alone.
   Status commit();
   // Drop the temporary; the destination is untouched.
   void abort();
@@ -34,6 +37,7 @@ class AtomicFile {
   Status flush();
   void start_writeback();
   int fd_ = -1;
+  bool durable_ = true;
   std::string dest_, tmp_;
   uint64_t position_ = 0;
   std::unique_ptr<uint8_t[]> buf_;  // write coalescing for small pieces

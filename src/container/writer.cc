@@ -53,11 +53,11 @@ Status with_le_bytes(std::span<const uint8_t> data, size_t width, F&& use) {
 
 }  // namespace
 
-Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, Value attributes) {
+Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, Value attributes, bool durable) {
   if (!attributes.is_null() && !attributes.is_map())
     return Status(ErrorCode::invalid_argument, "file attributes must be a map");
   std::unique_ptr<Writer> w(new Writer());
-  ZT_ASSIGN_OR_RETURN(w->file_, AtomicFile::create(path));
+  ZT_ASSIGN_OR_RETURN(w->file_, AtomicFile::create(path, durable));
   w->manifest_.version = kWriterVersion;
   w->manifest_.attributes = std::move(attributes);
   ZT_RETURN_IF_ERROR(w->file_->write(

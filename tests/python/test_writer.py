@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ztensor
+import ztensor.numpy
 from _util import read_manifest, same
 
 
@@ -21,6 +22,19 @@ def test_exception_inside_with_leaves_nothing(tmp_path):
             raise RuntimeError("boom")
     assert not dest.exists()
     assert _siblings(dest) == [], "no temporary file may be left behind"
+
+
+def test_non_durable_writer_is_still_atomic_and_byte_identical(tmp_path):
+    data = {"w": np.arange(12, dtype=np.float32).reshape(3, 4), "b": np.ones(5, np.int8)}
+    ztensor.numpy.save_file(data, tmp_path / "durable.zt")
+    ztensor.numpy.save_file(data, tmp_path / "fast.zt", durable=False)
+    assert (tmp_path / "durable.zt").read_bytes() == (tmp_path / "fast.zt").read_bytes()
+    dest = tmp_path / "gone.zt"
+    with pytest.raises(RuntimeError, match="boom"):
+        with ztensor.Writer(dest, durable=False) as w:
+            w.add("a", np.zeros(1000))
+            raise RuntimeError("boom")
+    assert _siblings(dest) == ["durable.zt", "fast.zt"]
 
 
 def test_exception_keeps_existing_destination(tmp_path):

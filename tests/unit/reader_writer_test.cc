@@ -75,11 +75,12 @@ TEST(Writer, DenseRoundTripAllEncodingsAndDigests) {
   EXPECT_EQ(r->read_component("f", "nope").status().code(), ErrorCode::not_found);
 }
 
-TEST(Writer, DeterministicOutput) {
+// Durability changes only when bytes reach the disk, never which bytes.
+TEST(Writer, DeterministicOutputDurableOrNot) {
   TempDir dir;
   std::vector<double> d(333, 3.25);
   for (const char* name : {"x.zt", "y.zt"}) {
-    auto w = Writer::create(dir.file(name));
+    auto w = Writer::create(dir.file(name), {}, /*durable=*/name[0] == 'x');
     Value attrs = Value::map();
     attrs.set("framework", Value::text("test"));
     ASSERT_TRUE(w.ok());
@@ -92,12 +93,14 @@ TEST(Writer, DeterministicOutput) {
 TEST(Writer, AbortLeavesNothing) {
   TempDir dir;
   std::vector<float> f(16, 1.0f);
-  {
-    auto w = Writer::create(dir.file("gone.zt"));
-    ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->add(dense("f", {16}, DType::f32, as_bytes(f))).ok());
-  }  // destroyed without finish()
-  EXPECT_EQ(dir.entries(), 0u);
+  for (bool durable : {true, false}) {
+    {
+      auto w = Writer::create(dir.file("gone.zt"), {}, durable);
+      ASSERT_TRUE(w.ok());
+      ASSERT_TRUE((*w)->add(dense("f", {16}, DType::f32, as_bytes(f))).ok());
+    }  // destroyed without finish()
+    EXPECT_EQ(dir.entries(), 0u);
+  }
 }
 
 TEST(Writer, RefusesWhatTheReaderWouldRefuse) {

@@ -1,0 +1,277 @@
+// zt compress IN OUT: safetensors -> ZSTN v3 (.zstn), or any source -> .zt
+// with every component re-encoded (z4ai by default).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "codec_job.h"
+#include "commands.h"
+#include "z4ai/codec.h"
+#include "z4ai/zstn.h"
+#include "ztensor/convert.h"
+#include "ztensor/reader.h"
+#include "ztensor/writer.h"
+
+namespace zt::cli {
+namespace {
+
+constexpr const char* kCompressHelp =
+    "Usage: zt compress IN OUT [--effort default|balanced|max] [--threads N]\n"
+    "                          [--encoding z4ai|zstd|raw] [--level N]\n"
+    "                          [--checksum sha256|crc32c|none] [--json]\n"
+    "\n"
+    "Compress a checkpoint losslessly. What is written depends on OUT:\n"
+    "  OUT.zstn   IN must be a safetensors file: ZSTN v3, the safetensors header\n"
+    "             kept verbatim and every tensor its own z4ai frame (one tensor\n"
+    "             can be read without the others; tied tensors are stored once).\n"
+    "             `zt decompress` gives back the original file byte for byte.\n"
+    "  OUT.zt     IN may be any format zt reads (.zt, safetensors or an index,\n"
+    "             GGUF, .npy/.npz, PyTorch zip, .onnx): a .zt file with every\n"
+    "             component encoded with --encoding (default z4ai).\n"
+    "Other OUT names: a safetensors IN becomes ZSTN, anything else .zt.\n"
+    "The output appears atomically: on error nothing is left at OUT.\n"
+    "\n"
+    "Options:\n"
+    "  --effort E          z4ai effort: default (fast, multi-GB/s decode),\n"
+    "                      balanced, or max (smallest, slowest to compress)\n"
+    "  --threads N         threads for .zstn output (default 0 = all cores;\n"
+    "                      the output is identical for any N)\n"
+    "  --encoding E        .zt output: z4ai (default), zstd or raw\n"
+    "  --level N           zstd level: of zstd components (-7..22, default 3),\n"
+    "                      or inside z4ai frames (1..22, default: the codec's)\n"
+    "  --checksum ALGO     .zt output: digest per component, sha256, crc32c or\n"
+    "                      none (default)\n"
+    "  --json              print the summary as one JSON object\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Summary: sizes, ratio (uncompressed / compressed) and time; with --json the\n"
+    "keys command, input, output, input_format, output_format, input_bytes,\n"
+    "output_bytes, ratio, tensors, seconds, effort, encoding.\n"
+    "\n"
+    "Examples:\n"
+    "  zt compress model.safetensors model.zstn\n"
+    "  zt compress model.safetensors model.zstn --effort max --threads 8\n"
+    "  zt compress model.safetensors model.zt --checksum sha256\n"
+    "  zt compress model.zt model-zstd.zt --encoding zstd --level 9 --json\n";
+
+constexpr int kMinZstdLevel = -7;  // zstd "fast" levels, as `zt convert`
+constexpr int kMaxZstdLevel = 22;
+constexpr int kMinZ4aiLevel = 1;   // z4ai takes zstd levels 1..22 (z4ai/codec.h)
+
+struct Settings {
+  z4ai::Effort effort = z4ai::Effort::fast;
+  std::string effort_name = "default";
+  Encoding encoding = Encoding::z4ai;
+  bool level_given = false;
+  int level = 0;
+  unsigned threads = 0;
+  DigestAlgo digest = DigestAlgo::none;
+};
+
+const char* encoding_text(Encoding e) {
+  return e == Encoding::z4ai ? "z4ai" : e == Encoding::zstd ? "zstd" : "raw";
+}
+
+int compress_to_zstn(const std::string& in, const std::string& out, const Settings& s, bool json) {
+  const auto start = std::chrono::steady_clock::now();
+  auto mapped = map_input(in);
+  if (!mapped.ok()) return status_error(mapped.status());
+  const auto bytes = mapped.value()->bytes();
+  // Count tensors (and validate the header) before the long codec call.
+  auto source = open_safetensors_memory(bytes, mapped.value());
+  if (!source.ok()) return status_error(source.status());
+  const uint64_t tensors = source.value()->manifest().objects.size();
+
+  z4ai::zstn::Options o;
+  o.effort = s.effort;
+  o.level = s.level_given ? s.level : -1;
+  // N threads in all: N tensors at once, each frame splitting the rest.
+  o.workers = s.threads;
+  if (s.threads > 0) {
+    const uint64_t busy = std::min<uint64_t>(s.threads, std::max<uint64_t>(1, tensors));
+    o.threads = static_cast<unsigned>(std::max<uint64_t>(1, s.threads / busy));
+  }
+  std::vector<uint8_t> container;
+  Status st = run_with_progress("compressing", out, bytes.size(), [&]() -> Status {
+    ZT_ASSIGN_OR_RETURN(container, z4ai::zstn::compress(bytes, o));
+    return write_atomically(out, container);
+  });
+  if (!st.ok()) return status_error(st);
+
+  JobReport r;
+  r.command = "compress";
+  r.input = in;
+  r.output = out;
+  r.input_format = "safetensors";
+  r.output_format = "zstn";
+  r.input_bytes = r.uncompressed = bytes.size();
+  r.output_bytes = r.compressed = container.size();
+  r.tensors = tensors;
+  r.seconds = seconds_since(start);
+  r.extra["effort"] = s.effort_name;
+  r.extra["encoding"] = "z4ai";
+  print_report(r, json);
+  return kExitOk;
+}
+
+// The convert layer's object loop with the z4ai effort passed through
+// (ConvertOptions carries no effort), progress per object.
+struct ReencodeStats {
+  uint64_t objects = 0, decoded_bytes = 0;
+  std::vector<std::string> warnings;  // printed after the progress line is gone
+};
+
+Status reencode_to_zt(const TensorSource& source, const std::string& out, const Settings& s, JobProgress& progress,
+                      ReencodeStats* stats) {
+  const Manifest& m = source.manifest();
+  uint64_t total = 0;
+  for (const auto& o : m.objects)
+    for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
+  progress.total = total ? total : 1;
+  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes));
+  for (const auto& o : m.objects) {
+    ObjectSpec spec;
+    spec.name = o.name;
+    spec.shape = o.shape;
+    spec.format = o.format;
+    spec.attributes = o.attributes;
+    std::vector<ComponentBytes> keep;  // decoded bytes live until add() returns
+    keep.reserve(o.components.size());
+    for (const auto& [role, c] : o.components) {
+      if (c.type == LogicalType::none && !c.type_name.empty() && c.type_name != dtype_name(c.dtype))
+        stats->warnings.push_back("object '" + o.name + "' component '" + role + "': logical type '" + c.type_name +
+                                  "' is unknown to this version and was written as plain " + dtype_name(c.dtype));
+      ZT_ASSIGN_OR_RETURN(ComponentBytes data, source.read_component(o, role));
+      ComponentSpec cs;
+      cs.role = role;
+      cs.dtype = c.dtype;
+      cs.type = c.type;
+      cs.data = data.bytes;
+      cs.encoding = s.encoding;
+      cs.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
+      cs.effort = static_cast<uint8_t>(s.effort);
+      cs.digest = s.digest;
+      stats->decoded_bytes += data.bytes.size();
+      keep.push_back(std::move(data));
+      spec.components.push_back(std::move(cs));
+    }
+    ZT_RETURN_IF_ERROR(writer->add(spec));
+    ++stats->objects;
+    progress.done = stats->decoded_bytes;
+  }
+  return writer->finish();
+}
+
+int compress_to_zt(const std::string& in, FileFormat in_format, const std::string& out, const Settings& s,
+                   bool json) {
+  const auto start = std::chrono::steady_clock::now();
+  auto source = open_source(in, /*verify_on_read=*/true);  // never re-encode bytes whose digest is wrong
+  if (!source.ok()) return status_error(source.status());
+  ReencodeStats stats;
+  JobProgress progress;
+  Status st = run_job("compressing", out, progress,
+                      [&] { return reencode_to_zt(*source.value(), out, s, progress, &stats); });
+  for (const auto& w : stats.warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  if (!st.ok()) return status_error(st);
+
+  JobReport r;
+  r.command = "compress";
+  r.input = in;
+  r.output = out;
+  r.input_format = file_format_name(in_format);
+  r.output_format = "zt";
+  r.input_bytes = file_size(in);
+  r.output_bytes = file_size(out);
+  r.uncompressed = stats.decoded_bytes;
+  r.compressed = r.output_bytes;
+  r.tensors = stats.objects;
+  r.seconds = seconds_since(start);
+  r.extra["effort"] = s.encoding == Encoding::z4ai ? ojson(s.effort_name) : ojson(nullptr);
+  r.extra["encoding"] = encoding_text(s.encoding);
+  print_report(r, json);
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_compress(std::span<char* const> args) {
+  static constexpr OptionSpec kSpec[] = {{"effort", true},   {"threads", true}, {"encoding", true}, {"level", true},
+                                         {"checksum", true}, {"json", false},   {"help", false}};
+  ParsedArgs a;
+  std::string err;
+  if (!parse_args(args, kSpec, &a, &err)) return usage_error("compress", err);
+  if (a.has("help")) {
+    std::fputs(kCompressHelp, stdout);
+    return kExitOk;
+  }
+  if (a.positionals.size() != 2) return usage_error("compress", "expected IN and OUT");
+  const std::string& in = a.positionals[0];
+  const std::string& out = a.positionals[1];
+
+  Settings s;
+  if (const auto* e = a.get("effort")) {
+    auto effort = z4ai::parse_effort(*e == "default" ? "" : *e);
+    if (!effort.ok() || e->empty())
+      return usage_error("compress", "--effort must be default, balanced or max, not '" + *e + "'");
+    s.effort = effort.value();
+    s.effort_name = s.effort == z4ai::Effort::fast ? "default" : *e;
+  }
+  if (const auto* e = a.get("encoding")) {
+    if (*e == "z4ai") s.encoding = Encoding::z4ai;
+    else if (*e == "zstd") s.encoding = Encoding::zstd;
+    else if (*e == "raw" || *e == "none") s.encoding = Encoding::raw;
+    else return usage_error("compress", "--encoding must be z4ai, zstd or raw, not '" + *e + "'");
+  }
+  if (const auto* l = a.get("level")) {
+    const int lo = s.encoding == Encoding::zstd ? kMinZstdLevel : kMinZ4aiLevel;
+    char* end = nullptr;
+    const long v = std::strtol(l->c_str(), &end, 10);
+    if (l->empty() || *end != '\0' || v < lo || v > kMaxZstdLevel)
+      return usage_error("compress", "--level must be an integer from " + std::to_string(lo) + " to " +
+                                         std::to_string(kMaxZstdLevel) + " for " + encoding_text(s.encoding) +
+                                         ", not '" + *l + "'");
+    s.level_given = true;
+    s.level = static_cast<int>(v);
+  }
+  if (const auto* t = a.get("threads"))
+    if (!parse_uint(*t, kMaxThreads, &s.threads))
+      return usage_error("compress", "--threads must be an integer from 0 to " + std::to_string(kMaxThreads) +
+                                         ", not '" + *t + "'");
+  if (const auto* c = a.get("checksum")) {
+    if (*c == "sha256") s.digest = DigestAlgo::sha256;
+    else if (*c == "crc32c") s.digest = DigestAlgo::crc32c;
+    else if (*c != "none") return usage_error("compress", "--checksum must be sha256, crc32c or none, not '" + *c + "'");
+  }
+  if (a.has("effort") && s.encoding != Encoding::z4ai)
+    return usage_error("compress", "--effort applies to the z4ai encoding only");
+  if (s.encoding == Encoding::raw && a.has("level")) return usage_error("compress", "--level does not apply to raw");
+
+  auto in_format = detect_format(in);
+  if (!in_format.ok()) return status_error(in_format.status());
+  const std::string ext = extension(out);
+  if (ext == ".safetensors")
+    return usage_error("compress", "OUT '" + out + "' names a safetensors file; compress writes .zstn or .zt " +
+                                       "(to convert to safetensors: zt decompress or zt convert)");
+  const bool zstn = ext == ".zstn" || (ext != ".zt" && in_format.value() == FileFormat::safetensors);
+  const bool json = a.has("json");
+  if (zstn) {
+    if (in_format.value() != FileFormat::safetensors)
+      return usage_error("compress", std::string(".zstn output needs a safetensors IN; '") + in + "' is " +
+                                         file_format_name(in_format.value()) +
+                                         " (compress it to .zt instead: zt compress IN OUT.zt)");
+    if (a.has("encoding") || a.has("checksum"))
+      return usage_error("compress", "--encoding and --checksum apply to .zt output only (.zstn is always z4ai)");
+    return compress_to_zstn(in, out, s, json);
+  }
+  if (a.has("threads"))
+    return usage_error("compress", "--threads applies to .zstn output only (.zt output uses all cores)");
+  if (in_format.value() == FileFormat::unknown || !format_supported(in_format.value()))
+    return usage_error("compress", "cannot read '" + in + "': IN must be safetensors (or an index.json), .zt, " +
+                                       "GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx");
+  return compress_to_zt(in, in_format.value(), out, s, json);
+}
+
+}  // namespace zt::cli

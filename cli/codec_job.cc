@@ -1,0 +1,136 @@
+#include "codec_job.h"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+
+#include "common/atomic_file.h"
+#include "progress.h"
+
+namespace zt::cli {
+
+Result<std::shared_ptr<const MappedFile>> map_input(const std::string& path) { return MappedFile::open(path); }
+
+Status write_atomically(const std::string& path, std::span<const uint8_t> bytes) {
+  ZT_ASSIGN_OR_RETURN(auto file, AtomicFile::create(path));
+  Status s = file->write(bytes);
+  if (s.ok()) s = file->commit();
+  if (!s.ok()) file->abort();  // the destination is left untouched
+  return s;
+}
+
+uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_signal(int signo) { g_signal = signo; }
+
+// AtomicFile names its temporary "<dest>.tmp-<8 hex digits>" beside dest.
+void remove_temporaries(const std::string& out) {
+  if (out.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path dest(out);
+  const fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  const std::string prefix = dest.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() == prefix.size() + 8 && name.compare(0, prefix.size(), prefix) == 0) fs::remove(it->path(), ec);
+  }
+}
+
+}  // namespace
+
+Status run_job(const std::string& label, const std::string& out, JobProgress& progress,
+               const std::function<Status()>& work) {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int {}, old_term {};
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  ProgressBar bar(label);
+  auto done = std::async(std::launch::async, work);
+  while (done.wait_for(kProgressRedraw) != std::future_status::ready) {
+    if (g_signal != 0) {
+      bar.finish();
+      remove_temporaries(out);
+      std::fprintf(stderr, "zt: interrupted%s%s\n", out.empty() ? "" : ", nothing written to ", out.c_str());
+      std::fflush(stderr);
+      std::_Exit(128 + g_signal);  // the worker is mid-call and cannot be joined
+    }
+    const uint64_t total = progress.total.load();
+    if (total) bar.update(progress.done.load(), total);
+    else bar.pulse(progress.bytes);
+  }
+  bar.finish();
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  return done.get();  // rethrows what `work` threw (e.g. bad_alloc); main reports it
+}
+
+Status run_with_progress(const std::string& label, const std::string& out, uint64_t bytes,
+                         const std::function<Status()>& work) {
+  JobProgress progress;
+  progress.bytes = bytes;
+  return run_job(label, out, progress, work);
+}
+
+std::string extension(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void print_report(const JobReport& r, bool json) {
+  const double ratio = r.compressed ? static_cast<double>(r.uncompressed) / static_cast<double>(r.compressed) : 0.0;
+  if (json) {
+    ojson j;
+    j["command"] = r.command;
+    j["input"] = r.input;
+    j["output"] = r.output;
+    j["input_format"] = r.input_format;
+    j["output_format"] = r.output_format;
+    j["input_bytes"] = r.input_bytes;
+    j["output_bytes"] = r.output_bytes;
+    j["ratio"] = r.compressed ? ojson(ratio) : ojson(nullptr);
+    j["tensors"] = r.tensors;
+    j["seconds"] = r.seconds;
+    for (const auto& [k, v] : r.extra.items()) j[k] = v;
+    std::printf("%s\n", j.dump(2, ' ', false, ojson::error_handler_t::replace).c_str());
+    return;
+  }
+  char ratio_text[64] = "";
+  if (r.compressed) std::snprintf(ratio_text, sizeof ratio_text, ", ratio %.2fx", ratio);
+  std::printf("%s -> %s: %llu tensor%s, %s -> %s%s%s in %.2f s\n", r.input.c_str(), r.output.c_str(),
+              static_cast<unsigned long long>(r.tensors), r.tensors == 1 ? "" : "s", human_bytes(r.input_bytes).c_str(),
+              human_bytes(r.output_bytes).c_str(), ratio_text, r.detail.c_str(), r.seconds);
+}
+
+bool parse_uint(const std::string& text, unsigned max, unsigned* out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
+  if (*end != '\0' || v > max) return false;
+  *out = static_cast<unsigned>(v);
+  return true;
+}
+
+}  // namespace zt::cli

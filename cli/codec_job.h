@@ -1,0 +1,81 @@
+// Shared plumbing of `zt compress`, `decompress` and `delta`: reading whole
+// inputs, publishing outputs atomically, running one codec call under a
+// progress line, and the summary every command prints (text or --json).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/mapped_file.h"
+#include "ztensor/status.h"
+
+namespace zt::cli {
+
+using ojson = nlohmann::ordered_json;
+
+// Maps `path` read-only. Errors: io_error naming the file.
+Result<std::shared_ptr<const MappedFile>> map_input(const std::string& path);
+
+// Writes `bytes` to a temporary beside `path` and renames it into place, so
+// on any error nothing appears at `path`. Errors: io_error.
+Status write_atomically(const std::string& path, std::span<const uint8_t> bytes);
+
+// Size of a file on disk; 0 when it cannot be stat'ed.
+uint64_t file_size(const std::string& path);
+
+// Progress a job's worker reports; total 0 means "unknown" (one codec call).
+struct JobProgress {
+  std::atomic<uint64_t> done{0}, total{0};
+  uint64_t bytes = 0;  // shown while total is unknown
+};
+
+// Runs `work` on a worker thread while this thread draws the progress line
+// labelled `label` (only on a terminal, only after a second). On SIGINT or
+// SIGTERM it removes the temporaries of `out` (AtomicFile's "OUT.tmp-*"; the
+// worker cannot be stopped mid-frame) and exits with 128 + the signal.
+Status run_job(const std::string& label, const std::string& out, JobProgress& progress,
+               const std::function<Status()>& work);
+// Same for work that reports no progress: `bytes` is what it processes.
+Status run_with_progress(const std::string& label, const std::string& out, uint64_t bytes,
+                         const std::function<Status()>& work);
+
+// Lower-case extension of `path` including the dot (".zstn"), or "".
+std::string extension(const std::string& path);
+
+// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start);
+
+// The report of one job. `compressed`/`uncompressed` give the ratio
+// (uncompressed / compressed), whichever side is the input.
+struct JobReport {
+  std::string command;     // "compress", "decompress", "delta", "delta --apply"
+  std::string input, output;
+  std::string input_format, output_format;
+  uint64_t input_bytes = 0, output_bytes = 0;
+  uint64_t uncompressed = 0, compressed = 0;
+  uint64_t tensors = 0;
+  double seconds = 0;
+  ojson extra = ojson::object();  // command-specific keys, appended to JSON
+  std::string detail;             // command-specific text, appended to the line
+};
+
+// One summary line on stdout, or with `json` one JSON object with the keys
+// command, input, output, input_format, output_format, input_bytes,
+// output_bytes, ratio, tensors, seconds, then `extra`.
+void print_report(const JobReport& r, bool json);
+
+// Cap on --threads: rejects typos like 10000 before they become threads.
+inline constexpr unsigned kMaxThreads = 1024;
+
+// Parses a non-negative integer option; false if `text` is not one or is
+// above `max`.
+bool parse_uint(const std::string& text, unsigned max, unsigned* out);
+
+}  // namespace zt::cli
