@@ -2,7 +2,7 @@
 #   make deps   - system packages (apt-get; needs root)
 #   make demo   - deps + build + save/load the all-MiniLM-L6-v2 weights as .zt
 #   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python)
-#   make bench  - the benchmarks against safetensors, zipnn, PyPI z4ai, zstd, brotli
+#   make bench  - the benchmarks against safetensors, ztensor 2.1.2, zipnn, PyPI z4ai, zstd, brotli
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 JOBS ?= $(shell nproc)
@@ -54,6 +54,7 @@ bench: python pydeps
 	$(PIP) install -q -r deps/requirements-bench.txt
 	bash bench/setup_peers.sh
 	$(PYTHON) bench/container_bench.py
+	$(PYTHON) bench/formats_bench.py
 	$(PYTHON) bench/codec_bench.py
 
 clean:

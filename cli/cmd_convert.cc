@@ -1,4 +1,4 @@
-// zt convert IN OUT: safetensors -> .zt, .zt -> safetensors, .zt -> .zt.
+// zt convert IN OUT: any readable format -> .zt, safetensors or .npz.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -19,12 +19,14 @@ constexpr const char* kConvertHelp =
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json), and in builds with\n"
     "those parsers GGUF, .npy/.npz, PyTorch zip checkpoints and .onnx. The output\n"
-    "format comes from OUT's extension (.zt or .safetensors); without one, a\n"
+    "format comes from OUT's extension (.zt, .safetensors or .npz); without one, a\n"
     ".zt input becomes safetensors and anything else becomes .zt.\n"
     "  any -> .zt                   every object with all its components;\n"
     "                               metadata becomes the file attributes\n"
     "  any -> safetensors           dense objects only (a clear error otherwise);\n"
     "                               string attributes become __metadata__\n"
+    "  any -> .npz                  dense objects numpy can hold (not bf16/fp8),\n"
+    "                               stored uncompressed; attributes are dropped\n"
     "  .zt -> .zt                   re-encode (e.g. compress) every component\n"
     ".zt digests are checked while reading.\n"
     "The output appears atomically: on error nothing is left at OUT.\n"
@@ -39,7 +41,8 @@ constexpr const char* kConvertHelp =
     "  zt convert model.safetensors model.zt\n"
     "  zt convert model.safetensors model.zt --compress zstd --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
-    "  zt convert model.zt model.safetensors\n";
+    "  zt convert model.zt model.safetensors\n"
+    "  zt convert model.zt arrays.npz\n";
 
 // zstd accepts negative "fast" levels; we expose the useful range.
 constexpr int kMinZstdLevel = -7;
@@ -93,18 +96,19 @@ int cmd_convert(std::span<char* const> args) {
   const bool bin = out.size() >= 4 && out.compare(out.size() - 4, 4, ".bin") == 0;
   if (out_format == FileFormat::unknown || bin)  // .bin names any binary, not only PyTorch
     out_format = in_format.value() == FileFormat::zt ? FileFormat::safetensors : FileFormat::zt;
-  if (out_format != FileFormat::zt && out_format != FileFormat::safetensors)
+  if (out_format != FileFormat::zt && out_format != FileFormat::safetensors && out_format != FileFormat::npz)
     return usage_error("convert", std::string("cannot write ") + file_format_name(out_format) +
-                                      "; give OUT a .zt or .safetensors name");
-  if (out_format == FileFormat::safetensors && (a.has("compress") || a.has("level") || a.has("checksum")))
+                                      "; give OUT a .zt, .safetensors or .npz name");
+  if (out_format != FileFormat::zt && (a.has("compress") || a.has("level") || a.has("checksum")))
     return usage_error("convert", "--compress, --level and --checksum apply to .zt output only");
 
   auto source = open_source(in, /*verify_on_read=*/true);  // never copy bytes whose digest is wrong
   if (!source.ok()) return status_error(source.status());
   ProgressBar bar("converting");
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
-  Result<ConvertStats> r = out_format == FileFormat::zt
-                               ? convert_source_to_zt(*source.value(), out, options)
+  Result<ConvertStats> r = out_format == FileFormat::zt ? convert_source_to_zt(*source.value(), out, options)
+                           : out_format == FileFormat::npz
+                               ? convert_source_to_npz(*source.value(), out, options.progress)
                                : convert_source_to_safetensors(*source.value(), out, options.progress);
   bar.finish();
   if (!r.ok()) return status_error(r.status());

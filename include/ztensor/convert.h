@@ -49,9 +49,11 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
 struct ConvertOptions {
-  Encoding encoding = Encoding::raw;  // raw or zstd for .zt output
-  int level = 3;                      // zstd level
+  Encoding encoding = Encoding::raw;  // raw, zstd or z4ai (once registered) for .zt output
+  int level = 3;                      // zstd level (z4ai: its zstd level, -1 = codec default)
+  uint8_t effort = 0;                 // z4ai: 0 fast, 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
+  bool durable = true;                // .zt output: fsync before the atomic rename (see Writer::create)
   ProgressFn progress;                // optional
 };
 
@@ -72,11 +74,19 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
 Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, const std::string& out,
                                                    const ProgressFn& progress = {});
 
+// Any source -> NumPy .npz (stored members, zip64 when needed): dense
+// objects whose type numpy has (not bf16/fp8; anything else is
+// `unsupported`, naming the object). Attributes cannot be kept and are
+// listed in ConvertStats::warnings. Needs the NumPy module (else unsupported).
+Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
+                                           const ProgressFn& progress = {});
+
 // Path-based conveniences. The input may be any supported format; .zt
 // inputs have their digests checked while read.
 Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options = {});
 Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::string& out,
                                             const ConvertOptions& options = {});
+Result<ConvertStats> convert_to_npz(const std::string& in, const std::string& out, const ConvertOptions& options = {});
 
 // Named forms kept for the safetensors <-> .zt directions (issue 2).
 inline Result<ConvertStats> convert_safetensors_to_zt(const std::string& in, const std::string& out,

@@ -12,14 +12,16 @@ namespace nb = nanobind;
 namespace ztpy {
 void init_reader(nb::module_& m);
 void init_writer(nb::module_& m);
+void init_convert(nb::module_& m);
 }  // namespace ztpy
 
 NB_MODULE(_core, m) {
-  m.doc() = "zTensor C++ core (container reader/writer).";
+  m.doc() = "zTensor C++ core (container reader/writer, other formats, conversion).";
   if (!ztpy::init_numpy()) throw nb::python_error();
   ztpy::init_errors(m);
   ztpy::init_reader(m);
   ztpy::init_writer(m);
+  ztpy::init_convert(m);
 #ifdef ZT_HAVE_Z4AI
   zt::register_z4ai_encoding();  // .zt components with encoding "z4ai"
 #endif

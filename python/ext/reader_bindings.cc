@@ -1,4 +1,6 @@
-// ztensor._core.Reader: a thin handle over zt::Reader. The Python class in
+// ztensor._core.Reader: a thin handle over a zt::TensorSource: a .zt file
+// (zt::Reader) or any other weight format zt::open_source reads
+// (safetensors, GGUF, .npy/.npz, PyTorch, ONNX). The Python class in
 // ztensor/_reader.py adds the user-facing API on top.
 #include <memory>
 #include <string>
@@ -11,27 +13,43 @@
 #include "array_out.h"
 #include "dtype_convert.h"
 #include "errors.h"
+#include "source_open.h"
 #include "value_convert.h"
+#include "ztensor/convert.h"
 #include "ztensor/reader.h"
+#ifdef ZT_HAVE_GGUF
+#include "ztensor/gguf.h"
+#endif
 
 namespace nb = nanobind;
 
 namespace ztpy {
 namespace {
 
-// Held by shared_ptr so a call that released the GIL keeps the reader alive
+// Held by shared_ptr so a call that released the GIL keeps the source alive
 // even if another thread closes the Python object meanwhile.
 struct PyReader {
-  std::shared_ptr<const zt::Reader> reader;
+  std::shared_ptr<const zt::TensorSource> reader;
+  // The same object when the source is a .zt file (digest checks per
+  // object, file size); null for the other formats.
+  const zt::Reader* zt_reader = nullptr;
   bool verify_on_read = false;
 
-  std::shared_ptr<const zt::Reader> get() const {
+  std::shared_ptr<const zt::TensorSource> get() const {
     if (!reader) throw_status(zt::Status(zt::ErrorCode::invalid_argument, "reader is closed"));
     return reader;
   }
 };
 
-const zt::Object& find_object(const zt::Reader& r, std::string_view name) {
+PyReader make_reader(std::unique_ptr<zt::TensorSource> source, bool verify_on_read) {
+  PyReader r;
+  r.zt_reader = dynamic_cast<const zt::Reader*>(source.get());
+  r.reader = std::shared_ptr<const zt::TensorSource>(std::move(source));
+  r.verify_on_read = verify_on_read;
+  return r;
+}
+
+const zt::Object& find_object(const zt::TensorSource& r, std::string_view name) {
   const zt::Object* obj = r.find(name);
   if (!obj)
     throw_status(zt::Status(zt::ErrorCode::not_found, "no object named '" + std::string(name) + "'"));
@@ -175,7 +193,8 @@ nb::list index(const PyReader& self) {
       if (c->type != zt::LogicalType::none) type = nb::str(zt::logical_type_name(c->type));
       offset = nb::int_(c->offset);
       length = nb::int_(c->length);
-      plain = c->encoding == zt::Encoding::raw && !c->big_endian;
+      // Offsets of other formats are not .zt payload positions.
+      plain = self.zt_reader && c->encoding == zt::Encoding::raw && !c->big_endian;
     }
     out.append(nb::make_tuple(nb::str(obj.name.data(), obj.name.size()), nb::str(obj.format.c_str()),
                               shape_tuple(obj.shape), dtype, type, offset, length, plain));
@@ -193,14 +212,12 @@ nb::tuple object_info(const PyReader& self, const std::string& name) {
 }
 
 PyReader open_path(const std::string& path, bool verify_on_read) {
-  zt::ReadOptions options;
-  options.verify_on_read = verify_on_read;
-  zt::Result<std::unique_ptr<zt::Reader>> r = [&] {
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
     nb::gil_scoped_release release;
-    return zt::Reader::open(path, options);
+    return open_any_source(path, verify_on_read);
   }();
   check(r.status());
-  return PyReader{std::shared_ptr<const zt::Reader>(std::move(r).value()), verify_on_read};
+  return make_reader(std::move(r).value(), verify_on_read);
 }
 
 PyReader open_bytes(nb::bytes data, bool verify_on_read) {
@@ -214,18 +231,62 @@ PyReader open_bytes(nb::bytes data, bool verify_on_read) {
     return zt::Reader::open_memory(std::span<const uint8_t>(buf->data(), buf->size()), buf, options);
   }();
   check(r.status());
-  return PyReader{std::shared_ptr<const zt::Reader>(std::move(r).value()), verify_on_read};
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
+// f32 values of a gguf_quantized object (or a dense f32/f16/bf16 one) in
+// its shape, decoded into a fresh writable array.
+nb::object dequantize(const PyReader& self, const std::string& name) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+#ifdef ZT_HAVE_GGUF
+  zt::Result<std::vector<float>> values = [&] {
+    nb::gil_scoped_release release;
+    return zt::gguf_dequantize_object(*reader, obj);
+  }();
+  check(values.status());
+  auto owned = std::make_shared<std::vector<float>>(std::move(values).value());
+  zt::ComponentBytes bytes;
+  bytes.bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(owned->data()), owned->size() * sizeof(float));
+  bytes.owner = owned;
+  bytes.zero_copy = false;
+  nb::object cap = owner_capsule(bytes.owner);
+  return make_array(bytes, cap, storage_dlpack_dtype(zt::DType::f32), {obj.shape.begin(), obj.shape.end()});
+#else
+  throw_status(zt::Status(zt::ErrorCode::unsupported,
+                          "object '" + obj.name + "': this build has no GGUF module to dequantize with"));
+#endif
 }
 
 }  // namespace
 
+zt::Result<std::unique_ptr<zt::TensorSource>> open_any_source(const std::string& path, bool verify_on_read) {
+  ZT_ASSIGN_OR_RETURN(zt::FileFormat format, zt::detect_format(path));
+  if (format != zt::FileFormat::unknown) return zt::open_source(path, verify_on_read);
+  zt::ReadOptions options;
+  options.verify_on_read = verify_on_read;
+  auto zt = zt::Reader::open(path, options);
+  if (!zt.ok() && zt.status().code() == zt::ErrorCode::bad_magic)
+    return zt::Status(zt::ErrorCode::bad_magic, "'" + path +
+                                                    "' is not a file ztensor can read (not .zt, safetensors, GGUF, "
+                                                    ".npy/.npz, a PyTorch zip checkpoint or .onnx): " +
+                                                    zt.status().message());
+  ZT_RETURN_IF_ERROR(zt.status());
+  return std::unique_ptr<zt::TensorSource>(std::move(zt).value());
+}
+
 void init_reader(nb::module_& m) {
   nb::class_<PyReader>(m, "Reader")
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
-                  "Map and validate a .zt file.")
+                  "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
       .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })
-      .def_prop_ro("file_size", [](const PyReader& s) { return s.get()->file_size(); })
+      .def_prop_ro("file_size",
+                   [](const PyReader& s) -> uint64_t {
+                     s.get();  // raises when closed
+                     return s.zt_reader ? s.zt_reader->file_size() : 0;
+                   })
+      .def_prop_ro("format", [](const PyReader& s) { return std::string(s.get()->format_name()); })
       .def_prop_ro("closed", [](const PyReader& s) { return !s.reader; })
       .def("attributes", [](const PyReader& s) { return value_to_python(s.get()->manifest().attributes); })
       .def("names",
@@ -256,6 +317,7 @@ void init_reader(nb::module_& m) {
       .def("object_info", &object_info, nb::arg("name"))
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
       .def("read_dense", &read_dense, nb::arg("names"))
+      .def("dequantize", &dequantize, nb::arg("name"))
       .def("verify",
            [](const PyReader& s) {
              auto r = s.get();
@@ -270,14 +332,24 @@ void init_reader(nb::module_& m) {
            [](const PyReader& s, const std::string& name) {
              auto r = s.get();
              const zt::Object& obj = find_object(*r, name);
+             const zt::Reader* zt_reader = s.zt_reader;  // kept alive by r
              zt::Status st;
              {
                nb::gil_scoped_release release;
-               st = r->verify_object(obj);
+               if (zt_reader) {
+                 st = zt_reader->verify_object(obj);
+               } else {
+                 // TensorSource has no per-object check (stored .npz members
+                 // are views whose CRC only verify() computes): check it all.
+                 st = r->verify();
+               }
              }
              check(st);
            })
-      .def("close", [](PyReader& s) { s.reader.reset(); });
+      .def("close", [](PyReader& s) {
+        s.zt_reader = nullptr;
+        s.reader.reset();
+      });
 }
 
 }  // namespace ztpy

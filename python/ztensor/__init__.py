@@ -6,6 +6,10 @@
     with ztensor.open("model.zt") as r:
         r.read("w")
 
+``ztensor.open`` also reads safetensors, GGUF, .npy/.npz, PyTorch zip
+checkpoints and ONNX (detected by content); ``ztensor.convert(src, dst)``
+turns any of them into .zt, safetensors or .npz.
+
 ``ztensor.numpy`` and ``ztensor.torch`` offer safetensors-style
 ``save_file``/``load_file``/``save``/``load``.
 """
@@ -24,18 +28,22 @@ from .errors import (
     ZTensorError,
     ZTensorIOError,
 )
-from ._reader import ComponentInfo, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
+from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
 from ._writer import Writer
+from ._convert import ConvertStats, convert
 
 __version__ = "0.1.0"
 
 __all__ = [
     "open",
+    "convert",
+    "ConvertStats",
     "Reader",
     "Writer",
     "ObjectInfo",
     "ComponentInfo",
     "QuantizedGroup",
+    "GgufQuantized",
     "TensorMetadata",
     "ZTensorError",
     "FormatError",

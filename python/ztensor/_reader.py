@@ -1,4 +1,6 @@
-"""ztensor.open / ztensor.Reader: reading .zt files (v1.2, v1.1, v0.1)."""
+"""ztensor.open / ztensor.Reader: reading .zt files (v1.2, v1.1, v0.1) and,
+through the same interface, safetensors, GGUF, .npy/.npz, PyTorch zip
+checkpoints and ONNX models."""
 
 from __future__ import annotations
 
@@ -139,6 +141,35 @@ class QuantizedGroup:
                 f"group_size={self.group_size} packing={self.packing!r}>")
 
 
+class GgufQuantized:
+    """A GGUF block-quantized tensor (object format ``gguf_quantized``, see
+    docs/formats/gguf.md): the ggml blocks byte for byte plus their type.
+
+    ``blocks`` is a read-only uint8 view of the file. :meth:`dequantize`
+    decodes to float32 in ``shape`` (Q4_0..Q8_0, K-quants; other ggml types
+    raise UnsupportedError). ``reader.read(name, dequantize=True)`` does the
+    same in one step.
+    """
+
+    def __init__(self, reader: "Reader", info: "ObjectInfo", blocks):
+        self._reader = reader
+        self.name = info.name
+        self.shape = tuple(info.shape)
+        self.attributes = dict(info.attributes or {})
+        self.blocks = blocks
+        self.ggml_type = self.attributes.get("ggml_type")
+        self.ggml_type_id = self.attributes.get("ggml_type_id")
+        self.block_size = self.attributes.get("block_size")
+        self.type_size = self.attributes.get("type_size")
+
+    def dequantize(self, framework: str = "numpy"):
+        return self._reader.read(self.name, framework, dequantize=True)
+
+    def __repr__(self) -> str:
+        return (f"<GgufQuantized {self.name!r} shape={list(self.shape)} ggml_type={self.ggml_type!r} "
+                f"blocks={self.blocks.nbytes} bytes>")
+
+
 def _typed(arr: np.ndarray, storage: str, logical: Optional[str]) -> np.ndarray:
     """View storage elements as their logical numpy type (bf16, fp8, complex)."""
     dt = numpy_dtype(storage, logical)
@@ -161,7 +192,10 @@ def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
 
 
 class Reader:
-    """A validated, memory-mapped .zt file.
+    """A validated, memory-mapped .zt file, or any other weight file
+    ztensor reads (safetensors or a sharded ``*.index.json``, GGUF,
+    .npy/.npz, PyTorch zip checkpoints, ONNX), detected by content; see
+    :attr:`format`.
 
     ``ztensor.open(path)`` and ``ztensor.Reader(path)`` are the same. Use it as
     a context manager or call :meth:`close`; arrays already handed out stay
@@ -204,12 +238,16 @@ class Reader:
 
     @property
     def version(self) -> str:
-        """Spec version of the file ("1.2.0", or "1.1.0"/"0.1.0" for legacy files)."""
-        return self._r.version
+        """Spec version of the file ("1.2.0", or "1.1.0"/"0.1.0" for legacy
+        files). Other formats are presented as v1.2 objects: "1.2.0"."""
+        v = self._r.version
+        return v if v or self._r.format == "zt" else "1.2.0"
 
     @property
     def format(self) -> str:
-        return "zt"
+        """What the file is: "zt", "safetensors", "gguf", "npy", "npz",
+        "pytorch" or "onnx"."""
+        return self._r.format
 
     @property
     def attributes(self) -> Dict[str, Any]:
@@ -250,18 +288,34 @@ class Reader:
             return _typed(arr, self.object(name).components[role].dtype, None)
         return arr
 
-    def read(self, name: str, framework: str = "numpy", *, copy: bool = False):
+    def read(self, name: str, framework: str = "numpy", *, copy: bool = False, dequantize: bool = False):
         """One object in the chosen framework ("numpy" or "torch").
 
         dense -> array of its shape and logical type; sparse_csr/sparse_coo ->
         scipy.sparse csr_array/coo_array (numpy) or torch sparse tensors;
-        quantized_group -> QuantizedGroup. numpy arrays of raw objects are
-        read-only views of the file unless copy=True; torch tensors are
-        always fresh memory.
+        quantized_group -> QuantizedGroup; gguf_quantized -> GgufQuantized,
+        or with ``dequantize=True`` a float32 array/tensor of its shape
+        (``dequantize`` leaves dense objects as they are). numpy arrays of
+        raw objects are read-only views of the file unless copy=True; torch
+        tensors are always fresh memory.
         """
         if framework not in _FRAMEWORKS:
             raise error("invalid_argument", f"framework must be one of {_FRAMEWORKS}, not {framework!r}")
         info = self.object(name)
+        if info.format == "gguf_quantized":
+            if dequantize:
+                arr = self._r.dequantize(name)
+                if framework == "torch":
+                    import torch
+                    return torch.from_numpy(arr)
+                return arr
+            blocks = self._component(info, "blocks")
+            if framework == "torch":
+                import torch
+                blocks = _numpy_to_torch(blocks, torch.uint8, blocks.shape)
+            elif copy:
+                blocks = blocks.copy()
+            return GgufQuantized(self, info, blocks)
         if info.format == "dense":
             if framework == "torch":
                 return self._dense_torch(info)
@@ -334,7 +388,10 @@ class Reader:
         return QuantizedGroup(info.name, info.shape, info.attributes, comps)
 
     def verify(self, name: Optional[str] = None) -> None:
-        """Check every digest (or one object's). Raises DigestMismatchError."""
+        """Check every digest (or one object's). Raises DigestMismatchError.
+
+        Other formats check what they carry (.npz and PyTorch CRC-32s); for
+        them ``verify(name)`` checks the whole file."""
         if name is None:
             self._r.verify()
         else:
@@ -374,11 +431,15 @@ class Reader:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} objects"
-        return f"<ztensor.Reader {self._path!r} v{self.version if not self.closed else '?'} {state}>"
+        if self.closed:
+            return f"<ztensor.Reader {self._path!r} closed>"
+        return f"<ztensor.Reader {self._path!r} {self.format} v{self.version} {state}>"
 
 
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
-    """Open and validate a .zt file. ``verify=True`` checks each component's
+    """Open and validate a .zt file, or any other format ztensor reads
+    (safetensors, GGUF, .npy/.npz, PyTorch zip, ONNX), detected by content
+    whatever the file is called. ``verify=True`` checks each .zt component's
     digest whenever it is read (see also :meth:`Reader.verify`)."""
     return Reader(path, verify=verify)
 

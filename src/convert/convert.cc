@@ -16,6 +16,7 @@
 #include "ztensor/gguf.h"
 #endif
 #ifdef ZT_HAVE_NUMPY
+#include "convert/numpy/npz_writer.h"
 #include "ztensor/numpy_format.h"
 #endif
 #ifdef ZT_HAVE_PYTORCH
@@ -199,7 +200,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
   uint64_t total = 0;
   for (const auto& o : m.objects)
     for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
-  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes));
+  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes, options.durable));
   ConvertStats stats;
   for (const auto& o : m.objects) {
     ZT_RETURN_IF_ERROR(add_warning_for_unknown_types(o, stats));
@@ -219,6 +220,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
       cs.data = data.bytes;
       cs.encoding = options.encoding;
       cs.level = options.level;
+      cs.effort = options.effort;
       cs.digest = options.digest;
       stats.bytes += data.bytes.size();
       keep.push_back(std::move(data));
@@ -237,6 +239,15 @@ Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, c
   return write_safetensors(source, out, progress);
 }
 
+Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
+                                           const ProgressFn& progress) {
+#ifdef ZT_HAVE_NUMPY
+  return npz::write_npz(source, out, progress);
+#else
+  return Status(ErrorCode::unsupported, "this build has no NumPy module, so it cannot write '" + out + "'");
+#endif
+}
+
 Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options) {
   ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));
   return convert_source_to_zt(*source, out, options);
@@ -246,6 +257,11 @@ Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::st
                                             const ConvertOptions& options) {
   ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));
   return convert_source_to_safetensors(*source, out, options.progress);
+}
+
+Result<ConvertStats> convert_to_npz(const std::string& in, const std::string& out, const ConvertOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));
+  return convert_source_to_npz(*source, out, options.progress);
 }
 
 }  // namespace zt

@@ -1,0 +1,114 @@
+// ztensor._core.convert: any readable format -> .zt, safetensors or .npz,
+// through the C++ converters with the GIL released. ztensor/_convert.py
+// validates the arguments and picks the output format.
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "errors.h"
+#include "source_open.h"
+#include "ztensor/convert.h"
+#include "ztensor/reader.h"
+
+namespace nb = nanobind;
+
+namespace ztpy {
+namespace {
+
+// Forwards to a source until cancelled; then every read fails, which makes
+// the converter stop and drop its temporary output. This is how an exception
+// in the progress callback (or Ctrl-C) aborts a conversion, since the C++
+// progress hook cannot return an error itself.
+class CancellableSource final : public zt::TensorSource {
+ public:
+  explicit CancellableSource(const zt::TensorSource& inner) : inner_(inner) {}
+  const char* format_name() const override { return inner_.format_name(); }
+  const zt::Manifest& manifest() const override { return inner_.manifest(); }
+  const zt::Object* find(std::string_view name) const override { return inner_.find(name); }
+  zt::Result<zt::ComponentBytes> read_component(const zt::Object& object, std::string_view role) const override {
+    if (cancelled_.load(std::memory_order_relaxed))
+      return zt::Status(zt::ErrorCode::invalid_argument, "conversion cancelled");
+    return inner_.read_component(object, role);
+  }
+  zt::Status verify() const override { return inner_.verify(); }
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+
+ private:
+  const zt::TensorSource& inner_;
+  std::atomic<bool> cancelled_{false};
+};
+
+zt::DigestAlgo digest_from_name(const std::string& name) {
+  if (name.empty() || name == "none") return zt::DigestAlgo::none;
+  if (name == "sha256") return zt::DigestAlgo::sha256;
+  if (name == "crc32c") return zt::DigestAlgo::crc32c;
+  throw_status(zt::Status(zt::ErrorCode::invalid_argument,
+                          "checksum must be None, 'sha256' or 'crc32c', not '" + name + "'"));
+}
+
+// Returns (objects, bytes, warnings, input format).
+nb::tuple convert(const std::string& src, const std::string& dst, const std::string& out_format,
+                  const std::string& encoding, int level, int effort, const std::string& digest,
+                  bool durable, nb::object progress) {
+  zt::ConvertOptions options;
+  auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
+  if (!enc || *enc == zt::Encoding::unknown)
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "unknown compression '" + encoding + "'"));
+  options.encoding = *enc;
+  options.level = level;
+  options.effort = static_cast<uint8_t>(effort);
+  options.digest = digest_from_name(digest);
+  options.durable = durable;
+  if (out_format != "zt" && out_format != "safetensors" && out_format != "npz")
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "cannot write format '" + out_format + "'"));
+
+  std::optional<nb::python_error> raised;  // from progress or a signal
+  std::string in_format;
+  zt::Result<zt::ConvertStats> result = zt::ConvertStats{};
+  {
+    nb::gil_scoped_release release;
+    // .zt inputs have their digests checked: never copy bytes that are wrong.
+    auto source = open_any_source(src, /*verify_on_read=*/true);
+    if (!source.ok()) {
+      result = source.status();
+    } else {
+      in_format = source.value()->format_name();
+      CancellableSource guarded(*source.value());
+      options.progress = [&](uint64_t done, uint64_t total) {
+        nb::gil_scoped_acquire acquire;
+        if (raised) return;
+        try {
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();
+          if (!progress.is_none()) progress(done, total);
+        } catch (nb::python_error& e) {
+          raised.emplace(std::move(e));
+          guarded.cancel();
+        }
+      };
+      if (out_format == "zt") result = zt::convert_source_to_zt(guarded, dst, options);
+      else if (out_format == "npz") result = zt::convert_source_to_npz(guarded, dst, options.progress);
+      else result = zt::convert_source_to_safetensors(guarded, dst, options.progress);
+      if (raised && result.ok()) std::remove(dst.c_str());  // raised on the last object: undo
+    }
+  }
+  if (raised) throw std::move(*raised);
+  check(result.status());
+  nb::list warnings;
+  for (const auto& w : result->warnings) warnings.append(nb::str(w.c_str(), w.size()));
+  return nb::make_tuple(result->objects, result->bytes, warnings, in_format);
+}
+
+}  // namespace
+
+void init_convert(nb::module_& m) {
+  m.def("convert", &convert, nb::arg("src"), nb::arg("dst"), nb::arg("out_format"), nb::arg("encoding"),
+        nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
+        "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+}
+
+}  // namespace ztpy

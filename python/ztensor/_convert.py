@@ -1,0 +1,69 @@
+"""ztensor.convert: any weight file ztensor reads -> .zt, safetensors or .npz."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+from . import _core
+from ._writer import _checksum, _encoding
+from .errors import error
+
+# Output format by destination extension.
+_OUTPUTS = {".zt": "zt", ".safetensors": "safetensors", ".npz": "npz"}
+_EFFORT_TIER = {None: 0, "fast": 0, "balanced": 1, "max": 2}
+
+
+@dataclass(frozen=True)
+class ConvertStats:
+    """What :func:`convert` did."""
+
+    objects: int  # objects written
+    bytes: int  # decoded tensor bytes converted
+    warnings: List[str] = field(default_factory=list)  # e.g. attributes the output cannot hold
+    src_format: str = ""  # "safetensors", "gguf", ... (as Reader.format)
+    dst_format: str = ""  # "zt", "safetensors" or "npz"
+
+
+def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int] = None,
+            effort: Optional[str] = None, checksum: Optional[str] = None,
+            progress: Optional[Callable[[int, int], None]] = None, durable: bool = True) -> ConvertStats:
+    """Convert ``src`` (any format :func:`ztensor.open` reads, detected by
+    content) to ``dst``, whose extension picks the output:
+
+    * ``.zt``: every object with all its components and attributes;
+      ``compression`` None/"zstd"/"z4ai" (``level``; ``effort``
+      "fast"|"balanced"|"max" for z4ai) and ``checksum`` None/"sha256"/"crc32c"
+      apply to every component.
+    * ``.safetensors``: dense objects only; string file attributes become
+      ``__metadata__``.
+    * ``.npz``: dense objects numpy can hold (no bf16/fp8), stored
+      uncompressed; attributes are dropped (listed in ``warnings``).
+
+    Objects an output cannot hold raise UnsupportedError naming the object.
+    ``.zt`` inputs have their digests checked while read. ``progress(done,
+    total)`` is called after each object with decoded bytes; an exception it
+    raises (or Ctrl-C) aborts the conversion. The output appears atomically:
+    on any error nothing is left at ``dst``. The GIL is released meanwhile.
+    ``durable=False`` skips the fsync of a .zt output before its rename (as
+    :class:`ztensor.Writer`).
+    """
+    src = os.fspath(src)
+    dst = os.fspath(dst)
+    ext = os.path.splitext(dst)[1].lower()
+    out_format = _OUTPUTS.get(ext)
+    if out_format is None:
+        raise error("invalid_argument", f"cannot tell the output format of '{dst}': "
+                                        "give it a .zt, .safetensors or .npz extension")
+    if out_format != "zt" and (compression not in (None, "raw") or level is not None or effort is not None
+                               or checksum not in (None, "none")):
+        raise error("invalid_argument", f"compression, level, effort and checksum apply to .zt output only, "
+                                        f"not .{out_format}")
+    if progress is not None and not callable(progress):
+        raise error("invalid_argument", "progress must be a callable(done, total) or None")
+    enc, lvl = _encoding(compression, level, None, effort)
+    base = enc.split(":", 1)[0]
+    objects, nbytes, warnings, src_format = _core.convert(src, dst, out_format, base, lvl, _EFFORT_TIER[effort],
+                                                          _checksum(checksum), bool(durable), progress)
+    return ConvertStats(objects, nbytes, list(warnings), src_format, out_format)
