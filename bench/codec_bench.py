@@ -86,8 +86,13 @@ class Worker:
         if not os.path.exists(python):
             self.info["error"] = f"interpreter not found: {python}"
             return
+        env = dict(os.environ)
+        if python != PY_MAIN:
+            # PYTHONPATH (e.g. pointing at a private build of ours) must not leak into
+            # the peer venvs: both `z4ai`s share an import name.
+            env.pop("PYTHONPATH", None)
         self.proc = subprocess.Popen([python, os.path.join(HERE, "codec_peers", "worker.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
         self.info = self.ask({"op": "hello"})
 
     def ask(self, req: dict) -> dict:

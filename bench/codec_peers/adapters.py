@@ -34,13 +34,19 @@ SINGLE_THREADED = {"brotli-11"}
 
 
 def _z4ai_like(mod_effort: Optional[str], threads: int, dtype: str) -> Codec:
+    import inspect
+
     import z4ai
+
+    # Ours takes a decode thread count (same as compress, like the peers: "equal
+    # threads" in both directions); PyPI z4ai 0.2.0's decompress has none.
+    takes_threads = "threads" in inspect.signature(z4ai.decompress).parameters
 
     def c(data):
         return z4ai.compress(data, dtype=dtype, threads=threads, effort=mod_effort)
 
     def d(blob):
-        return z4ai.decompress(blob)
+        return z4ai.decompress(blob, threads=threads) if takes_threads else z4ai.decompress(blob)
 
     return c, d, None
 

@@ -17,15 +17,63 @@ namespace {
 constexpr double kSparseMinZeroShare = 0.125;
 constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_len
 
+// A byte vector whose resize() leaves new bytes uninitialised: every stream
+// buffer is fully written by its transform, so zero-filling it is wasted work.
+template <class T>
+struct NoInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <class U>
+  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using StreamBytes = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
+
 struct Candidate {
   Transform transform;
   bool sparse;
 };
 
 // Streams of `t` applied to n elements of src, each stream_length bytes.
-std::vector<std::vector<uint8_t>> make_streams(Transform t, DType dtype, const uint8_t* src, size_t n) {
+// Stream buffers are recycled per thread: a fresh multi-MB allocation costs
+// page faults on every chunk, more than the transform that fills it.
+constexpr size_t kMaxPooledBuffers = 16;
+constexpr size_t kMaxPooledBytes = size_t{24} << 20;
+std::vector<StreamBytes>& buffer_pool() {
+  thread_local std::vector<StreamBytes> pool;
+  return pool;
+}
+StreamBytes take_buffer(size_t size) {
+  auto& pool = buffer_pool();
+  StreamBytes b;
+  if (!pool.empty()) {
+    b = std::move(pool.back());
+    pool.pop_back();
+  }
+  b.resize(size);
+  return b;
+}
+void give_buffer(StreamBytes&& b) {
+  auto& pool = buffer_pool();
+  size_t held = b.capacity();
+  for (const auto& x : pool) held += x.capacity();
+  if (pool.size() < kMaxPooledBuffers && b.capacity() > 0 && held <= kMaxPooledBytes) pool.push_back(std::move(b));
+}
+
+std::vector<StreamBytes> make_streams(Transform t, DType dtype, const uint8_t* src, size_t n) {
   uint32_t k = stream_count(t, dtype);
-  std::vector<std::vector<uint8_t>> streams(k, std::vector<uint8_t>(stream_length(t, dtype, n)));
+  std::vector<StreamBytes> streams;
+  for (uint32_t i = 0; i < k; ++i) streams.push_back(take_buffer(stream_length(t, dtype, n)));
   std::vector<uint8_t*> ptrs(k);
   for (uint32_t i = 0; i < k; ++i) ptrs[i] = streams[i].data();
   forward_transform(t, dtype, src, n, ptrs.data());
@@ -34,14 +82,23 @@ std::vector<std::vector<uint8_t>> make_streams(Transform t, DType dtype, const u
 
 struct Prepared {
   Candidate cand;
-  std::vector<std::vector<uint8_t>> streams;  // bitmap first when sparse
+  std::vector<StreamBytes> streams;  // bitmap first when sparse
+  Prepared(Candidate c) : cand(c) {}
+  Prepared(Prepared&&) = default;
+  Prepared& operator=(Prepared&&) = default;
+  ~Prepared() {
+    for (auto& b : streams) give_buffer(std::move(b));
+  }
 };
 
 Prepared prepare(Candidate c, DType dtype, const uint8_t* src, size_t n) {
-  Prepared p{c, {}};
+  Prepared p(c);
   if (c.transform == Transform::palette) {
-    p.streams.resize(2);
-    if (!palette_encode(src, n, dtype_width(dtype), p.streams[0], p.streams[1])) p.streams.clear();
+    std::vector<uint8_t> pal, idx;
+    if (palette_encode(src, n, dtype_width(dtype), pal, idx)) {
+      p.streams.emplace_back(pal.begin(), pal.end());
+      p.streams.emplace_back(idx.begin(), idx.end());
+    }
     return p;
   }
   if (!c.sparse) {
@@ -49,26 +106,32 @@ Prepared prepare(Candidate c, DType dtype, const uint8_t* src, size_t n) {
     return p;
   }
   uint32_t w = dtype_width(dtype);
-  std::vector<uint8_t> bitmap(bitmap_bytes(n));
-  std::vector<uint8_t> packed(n * w);
+  StreamBytes bitmap = take_buffer(bitmap_bytes(n));
+  StreamBytes packed = take_buffer(n * w);
   size_t nnz = sparse_pack(src, n, w, bitmap.data(), packed.data());
   p.streams.push_back(std::move(bitmap));
   for (auto& s : make_streams(c.transform, dtype, packed.data(), nnz)) p.streams.push_back(std::move(s));
+  give_buffer(std::move(packed));
   return p;
 }
 
-// Up to kSampleBlocks evenly spaced runs of kSampleRun elements.
+// kSampleBlocks evenly spaced runs, 1/16 of the chunk's elements but at
+// least kMinSampleElems and at most kMaxSampleElems: enough to rank
+// transforms, and small next to the chunk whatever its size.
 constexpr size_t kSampleBlocks = 32;
-constexpr size_t kSampleRun = 2048;
+constexpr size_t kMinSampleElems = 32 * 1024;
+constexpr size_t kMaxSampleElems = 64 * 1024;
 
 std::vector<uint8_t> sample_elements(const uint8_t* src, size_t n, uint32_t w) {
-  if (n <= kSampleBlocks * kSampleRun) return std::vector<uint8_t>(src, src + n * w);
+  const size_t want = std::clamp(n / 16, kMinSampleElems, kMaxSampleElems);
+  if (n <= want) return std::vector<uint8_t>(src, src + n * w);
+  const size_t run = want / kSampleBlocks;
   std::vector<uint8_t> out;
-  out.reserve(kSampleBlocks * kSampleRun * w);
+  out.reserve(kSampleBlocks * run * w);
   size_t stride = n / kSampleBlocks;
   for (size_t b = 0; b < kSampleBlocks; ++b) {
     const uint8_t* p = src + b * stride * w;
-    out.insert(out.end(), p, p + kSampleRun * w);
+    out.insert(out.end(), p, p + run * w);
   }
   return out;
 }
@@ -105,39 +168,76 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
 
 }  // namespace
 
+namespace {
+
+std::vector<Candidate> candidates_for(const uint8_t* sample, size_t ns, DType dtype, const ChunkEncodeOptions& o) {
+  const uint32_t w = dtype_width(dtype);
+  const Transform primary = primary_transform(dtype);
+  std::vector<Candidate> cands{{primary, false}};
+  if (primary != Transform::byte_planes && w > 1) cands.push_back({Transform::byte_planes, false});
+  if (primary != Transform::none) cands.push_back({Transform::none, false});
+  if (palette_plausible(sample, ns, w)) cands.push_back({Transform::palette, false});
+  if (o.allow_sparse && ns >= 64 && double(count_zero_elements(sample, ns, w)) >= kSparseMinZeroShare * double(ns))
+    cands.push_back({primary, true});
+  return cands;
+}
+
+// Candidates with their estimated sizes on `sample`, best first.
+std::vector<std::pair<double, Candidate>> rank_on_sample(const std::vector<uint8_t>& sample, DType dtype,
+                                                         const ChunkEncodeOptions& o) {
+  const size_t ns = sample.size() / dtype_width(dtype);
+  std::vector<Candidate> cands = candidates_for(sample.data(), ns, dtype, o);
+  std::vector<std::pair<double, Candidate>> ranked;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    double est = cands.size() == 1 ? 0 : estimate(prepare(cands[i], dtype, sample.data(), ns));
+    ranked.push_back({est, cands[i]});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return ranked;
+}
+
+uint8_t candidate_id(Candidate c) { return uint8_t(uint8_t(c.transform) | (c.sparse ? kSparseFlag : 0)); }
+Candidate candidate_from(uint8_t id) {
+  return {static_cast<Transform>(id & uint8_t(~kSparseFlag)), (id & kSparseFlag) != 0};
+}
+
+}  // namespace
+
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
+  const uint32_t w = dtype_width(dtype);
+  std::vector<uint8_t> ids;
+  for (const auto& r : rank_on_sample(sample_elements(data.data(), data.size() / w, w), dtype, o))
+    ids.push_back(candidate_id(r.second));
+  return ids;
+}
+
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
   uint32_t w = dtype_width(dtype);
   size_t n = data.size() / w;
   std::span<const uint8_t> tail = data.subspan(n * w);
   Transform primary = primary_transform(dtype);
 
-  std::vector<Candidate> cands{{primary, false}};
-  if (!o.auto_select) return emit(prepare(cands[0], dtype, data.data(), n), tail, o.policy);
-  if (primary != Transform::byte_planes && w > 1) cands.push_back({Transform::byte_planes, false});
-  if (primary != Transform::none) cands.push_back({Transform::none, false});
-  std::vector<uint8_t> sample = sample_elements(data.data(), n, w);
-  const size_t ns = sample.size() / w;
-  if (palette_plausible(sample.data(), ns, w)) cands.push_back({Transform::palette, false});
-  if (o.allow_sparse && ns >= 64 &&
-      double(count_zero_elements(sample.data(), ns, w)) >= kSparseMinZeroShare * double(ns))
-    cands.push_back({primary, true});
+  if (!o.auto_select) return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
 
-  // Rank transforms by their estimated size on a sample of the chunk, then
-  // transform and encode only the winner (ZARA: also a close runner-up).
-  if (cands.size() == 1) return emit(prepare(cands[0], dtype, data.data(), n), tail, o.policy);
-  std::vector<std::pair<double, size_t>> ranked;
-  for (size_t i = 0; i < cands.size(); ++i)
-    ranked.push_back({estimate(prepare(cands[i], dtype, sample.data(), sample.size() / w)), i});
-  std::sort(ranked.begin(), ranked.end());
+  // Rank transforms by their estimated size on a sample of the chunk (or take
+  // the input-wide ranking), then transform and encode only the winner (ZARA:
+  // also a close runner-up).
+  std::vector<std::pair<double, Candidate>> ranked;
+  if (o.ranking && !o.ranking->empty()) {
+    for (uint8_t id : *o.ranking) ranked.push_back({0.0, candidate_from(id)});
+  } else {
+    ranked = rank_on_sample(sample_elements(data.data(), n, w), dtype, o);
+  }
   // A palette built on the sample may overflow on the whole chunk: fall back.
   std::vector<uint8_t> best;
   size_t used = 0;
   for (; used < ranked.size() && best.empty(); ++used) {
-    Prepared p = prepare(cands[ranked[used].second], dtype, data.data(), n);
+    Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) best = emit(p, tail, o.policy);
   }
-  if (o.policy.exhaustive && used < ranked.size() && ranked[used].first < 1.02 * ranked[used - 1].first) {
-    Prepared p = prepare(cands[ranked[used].second], dtype, data.data(), n);
+  if (best.empty()) best = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
+  if (o.policy.exhaustive && !o.ranking && used < ranked.size() && ranked[used].first < 1.02 * ranked[used - 1].first) {
+    Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
       std::vector<uint8_t> alt = emit(p, tail, o.policy);
       if (alt.size() < best.size()) best = std::move(alt);

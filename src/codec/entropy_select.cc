@@ -16,6 +16,9 @@ constexpr size_t kMinCodedBytes = 64;          // smaller streams are stored
 constexpr double kNoiseBitsPerByte = 7.9;      // above: treat as incompressible
 constexpr double kOrder1ProbeBits = 7.5;       // below: order-1 context may pay
 constexpr size_t kZstdSampleBytes = 128 * 1024;
+// The fast path probes zstd on 1/8 of a stream (at least kZstdMinSampleBytes,
+// at most kZstdSampleBytes), so small chunks do not pay a probe as big as the stream.
+constexpr size_t kZstdMinSampleBytes = 32 * 1024;
 constexpr size_t kPairSampleBytes = 256 * 1024;
 
 double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
@@ -37,28 +40,46 @@ struct Stats {
 };
 
 // Order-1 estimate from a sample in the middle of the stream, scaled to the
-// full length; the context table cost is added unscaled.
-double estimate_order1(std::span<const uint8_t> in) {
+// full length; the context table cost is added unscaled. Only contexts seen in
+// the stream's histogram `hist` can occur, so only their rows are scanned
+// (exponent streams use a few dozen of the 256).
+double estimate_order1(std::span<const uint8_t> in, const uint32_t* hist) {
   size_t sample = std::min(in.size(), kPairSampleBytes);
   std::span<const uint8_t> s = in.subspan((in.size() - sample) / 2, sample);
-  std::vector<uint32_t> pairs(size_t{256} * 256, 0);
-  uint8_t prev = 0;
-  for (uint8_t b : s) {
-    ++pairs[size_t(prev) << 8 | b];
-    prev = b;
+  // Two tables fed from the two halves of the sample: runs of one pair (common
+  // in exponent streams) would otherwise serialise on one counter.
+  thread_local std::vector<uint32_t> pairs(size_t{256} * 256, 0);   // all zero between calls
+  thread_local std::vector<uint32_t> pairs2(size_t{256} * 256, 0);  // all zero between calls
+  const size_t half = s.size() / 2;
+  uint8_t prev = 0, prev2 = half ? s[half - 1] : 0;
+  for (size_t i = 0; i < half; ++i) {
+    uint8_t a = s[i], b = s[half + i];
+    ++pairs[size_t(prev) << 8 | a];
+    ++pairs2[size_t(prev2) << 8 | b];
+    prev = a;
+    prev2 = b;
+  }
+  for (size_t i = 2 * half; i < s.size(); ++i) {
+    ++pairs2[size_t(prev2) << 8 | s[i]];
+    prev2 = s[i];
   }
   double bits = 0, table = 0;
   for (size_t ctx = 0; ctx < 256; ++ctx) {
-    const uint32_t* row = &pairs[ctx << 8];
+    if (hist[ctx] == 0 && ctx != 0) continue;  // never a context (0 is the initial one)
+    uint32_t* row = &pairs[ctx << 8];
+    uint32_t* row2 = &pairs2[ctx << 8];
     uint64_t total = 0;
     size_t used = 0;
     for (size_t i = 0; i < 256; ++i) {
+      row[i] += row2[i];
+      row2[i] = 0;
       total += row[i];
       used += row[i] != 0;
     }
     if (!total) continue;
     bits += double(total) * entropy_bits(row, 256, total);
     table += double(used) * 1.5 + 2;
+    std::fill(row, row + 256, 0u);
   }
   return bits / 8 * (double(in.size()) / double(sample)) + table + 16;
 }
@@ -74,7 +95,7 @@ Stats stream_stats(std::span<const uint8_t> in) {
   size_t distinct = 0;
   for (uint32_t c : hist) distinct += c != 0;
   s.est_rans0 = double(in.size()) * s.h0 / 8 + double(distinct) * 1.5 + 16;
-  if (s.h0 < kOrder1ProbeBits && in.size() >= 4096) s.est_rans1 = estimate_order1(in);
+  if (s.h0 < kOrder1ProbeBits && in.size() >= 4096) s.est_rans1 = estimate_order1(in, hist);
   return s;
 }
 
@@ -156,13 +177,22 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
         out.resize(base);
       } else if (!noisy || s.est_rans0 < 0.995 * double(in.size())) {
         // zstd wins on runs and repeats the histograms cannot see: probe a sample.
-        size_t sample = std::min(in.size(), kZstdSampleBytes);
+        size_t sample = std::min(in.size(), std::clamp(in.size() / 8, kZstdMinSampleBytes, kZstdSampleBytes));
         std::vector<uint8_t> probe;
-        if (encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
-            double(probe.size()) / double(sample) < 0.97 * whole / double(in.size()))
-          try_candidate(best, Method::zstd, zstd);
-        if (use1) try_candidate(best, Method::rans1, rans1);
-        if (!use1 || s.est_rans0 < 1.03 * s.est_rans1) try_candidate(best, Method::rans0, rans0);
+        const bool try_zstd = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+                              double(probe.size()) / double(sample) < 0.97 * whole / double(in.size());
+        const bool try0 = !use1 || s.est_rans0 < 1.03 * s.est_rans1;
+        if (!try_zstd && use1 != try0) {
+          // One candidate: encode straight into `out` (no copy), else stored.
+          const size_t base = out.size();
+          if (encode_rans(in, use1 ? 1 : 0, out) && out.size() - base < in.size())
+            return use1 ? Method::rans1 : Method::rans0;
+          out.resize(base);
+        } else {
+          if (try_zstd) try_candidate(best, Method::zstd, zstd);
+          if (use1) try_candidate(best, Method::rans1, rans1);
+          if (try0) try_candidate(best, Method::rans0, rans0);
+        }
       }
     }
   }

@@ -2,13 +2,15 @@
 
 #include <xxhash.h>
 
+#include <cstring>
 #include <unordered_set>
 
 namespace z4ai::detail {
 namespace {
 
 constexpr size_t kBlock = 64;
-constexpr uint64_t kSampleMask = 15;        // keep blocks whose hash % 16 == 0
+constexpr uint64_t kMix1 = 0x9E3779B97F4A7C15ull;  // odd 64-bit mixing constants
+constexpr uint64_t kMix2 = 0xC2B2AE3D27D4EB4Full;
 constexpr double kRepeatShare = 0.02;       // 2 % repeated sampled blocks
 
 bool is_uniform(const uint8_t* p) {
@@ -27,8 +29,14 @@ bool has_long_range_repeats(std::span<const uint8_t> data) {
   size_t sampled = 0, repeats = 0;
   for (size_t b = 0; b < blocks; ++b) {
     const uint8_t* p = data.data() + b * kBlock;
+    // Content-defined 1/16 sample from a multiplicative hash of the first 16
+    // bytes (equal blocks agree on it); only sampled blocks pay for XXH3.
+    uint64_t w0, w1;
+    std::memcpy(&w0, p, 8);
+    std::memcpy(&w1, p + 8, 8);
+    if ((((w0 ^ (w1 * kMix2)) * kMix1) >> 60) != 0) continue;
+    if (is_uniform(p)) continue;  // runs are the sparse path's job
     uint64_t h = XXH3_64bits(p, kBlock);
-    if ((h & kSampleMask) != 0 || is_uniform(p)) continue;  // runs are the sparse path's job
     ++sampled;
     if (!seen.insert(h).second) ++repeats;
   }

@@ -2,7 +2,9 @@
 // auto on and off, identical frames for any thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,6 +69,51 @@ TEST(Z4aiRoundTrip, LargerThanOneChunkAndThreadIndependent) {
     ASSERT_TRUE(back.ok()) << back.status().to_string();
     EXPECT_EQ(back.value(), data);
   }
+}
+
+TEST(Z4aiRoundTrip, MidSizedInputIsSplitIntoChunksAndThreadIndependent) {
+  auto data = gaussian_bf16(600'000);  // 1.2 MB: several chunks, so two cores can share it
+  CompressOptions o;
+  o.dtype = "bf16";
+  o.threads = 1;
+  auto f1 = must_compress(data, o);
+  o.threads = 2;
+  auto f2 = must_compress(data, o);
+  EXPECT_EQ(f1, f2);
+  ASSERT_GE(f1.size(), 32u);
+  uint32_t n_chunks = 0;
+  std::memcpy(&n_chunks, &f1[28], 4);
+  EXPECT_GE(n_chunks, 4u);
+  for (unsigned t : {1u, 2u}) {
+    auto back = decompress(f1, t);
+    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    EXPECT_EQ(back.value(), data);
+  }
+}
+
+TEST(Z4aiRoundTrip, AutoKeepsWholeBufferZstdWhenItIsSmaller) {
+  // int8-dequantised fp32 rows: each 1024-element row reuses <= 256 values,
+  // which zstd's matches catch and per-byte models do not.
+  std::vector<uint8_t> data(4u << 20);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  float scale = 0;
+  for (size_t i = 0; i < data.size() / 4; ++i) {
+    if (i % 1024 == 0) scale = std::fabs(normal(rng)) * 0.02f / 127 + 1e-4f;
+    float q = std::clamp(std::rint(normal(rng) * 127 / 3), -128.0f, 127.0f);
+    float f = q * scale;
+    std::memcpy(&data[4 * i], &f, 4);
+  }
+  CompressOptions o;
+  o.dtype = "fp32";
+  auto best = must_compress(data, o);
+  o.auto_select = false;
+  auto primary = must_compress(data, o);
+  EXPECT_LE(best.size(), primary.size());
+  EXPECT_EQ(best[6], 1) << "whole-buffer zstd (mode 1) should win here";
+  auto back = decompress(best);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back.value(), data);
 }
 
 TEST(Z4aiRoundTrip, EffortsProduceTheirFrameKind) {
