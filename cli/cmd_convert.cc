@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "args.h"
 #include "commands.h"
 #include "progress.h"
@@ -14,7 +16,7 @@ namespace zt::cli {
 namespace {
 
 constexpr const char* kConvertHelp =
-    "Usage: zt convert IN OUT [--compress zstd|none] [--level N] [--checksum sha256|crc32c|none]\n"
+    "Usage: zt convert IN OUT [--compress zstd|none] [--level N] [--checksum sha256|crc32c|none] [--json]\n"
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json), and in builds with\n"
@@ -35,6 +37,10 @@ constexpr const char* kConvertHelp =
     "  --compress zstd|none   encoding of every component (default none = raw)\n"
     "  --level N              zstd level, -7..22 (default 3; implies --compress zstd)\n"
     "  --checksum ALGO        digest per component: sha256, crc32c or none (default)\n"
+    "Other options:\n"
+    "  --json                 print the summary as one JSON object (command, input,\n"
+    "                         output, input_format, output_format, objects,\n"
+    "                         tensor_bytes, output_bytes, warnings)\n"
     "  -h, --help             show this help\n"
     "\n"
     "Examples:\n"
@@ -42,7 +48,9 @@ constexpr const char* kConvertHelp =
     "  zt convert model.safetensors model.zt --compress zstd --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
     "  zt convert model.zt model.safetensors\n"
-    "  zt convert model.zt arrays.npz\n";
+    "  zt convert model.zt arrays.npz\n"
+    "  zt convert checkpoint.pt model.zt --json\n"
+    "For z4ai compression inside .zt use `zt compress IN OUT.zt`.\n";
 
 // zstd accepts negative "fast" levels; we expose the useful range.
 constexpr int kMinZstdLevel = -7;
@@ -59,7 +67,8 @@ bool parse_level(const std::string& s, int* level) {
 }  // namespace
 
 int cmd_convert(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"compress", true}, {"level", true}, {"checksum", true}, {"help", false}};
+  static constexpr OptionSpec kSpec[] = {
+      {"compress", true}, {"level", true}, {"checksum", true}, {"json", false}, {"help", false}};
   ParsedArgs a;
   std::string err;
   if (!parse_args(args, kSpec, &a, &err)) return usage_error("convert", err);
@@ -116,6 +125,19 @@ int cmd_convert(std::span<char* const> args) {
   for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
   struct stat st {};
   uint64_t out_size = ::stat(out.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  if (a.has("json")) {
+    nlohmann::ordered_json j = {{"command", "convert"},
+                                {"input", in},
+                                {"output", out},
+                                {"input_format", source.value()->format_name()},
+                                {"output_format", file_format_name(out_format)},
+                                {"objects", r.value().objects},
+                                {"tensor_bytes", r.value().bytes},
+                                {"output_bytes", out_size},
+                                {"warnings", r.value().warnings}};
+    std::puts(j.dump().c_str());
+    return kExitOk;
+  }
   std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), out.c_str(),
               static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
               human_bytes(out_size).c_str());

@@ -211,6 +211,18 @@ def test_output_format_from_extension_or_opposite_of_input(st_file, tmp_path):
     assert back.read_bytes() == st_file.read_bytes()
 
 
+def test_convert_json_summary(st_file, tmp_path):
+    out = tmp_path / "m.zt"
+    r = zt("convert", st_file, out, "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert (j["command"], j["input_format"], j["output_format"]) == ("convert", "safetensors", "zt")
+    assert j["objects"] == len(tensors())
+    assert j["tensor_bytes"] == sum(a.nbytes for a in tensors().values())
+    assert j["output_bytes"] == out.stat().st_size
+    assert j["warnings"] == []
+
+
 def test_zt_to_zt_recompresses(st_file, tmp_path):
     a, b = tmp_path / "a.zt", tmp_path / "b.zt"
     assert zt("convert", st_file, a).returncode == 0
