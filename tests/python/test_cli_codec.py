@@ -1,40 +1,25 @@
 """`zt compress`, `zt decompress`, `zt delta` and the --json / --help of
 every subcommand, driven through subprocess.
 
-The binary is taken from $ZT_CLI, else `zt` on PATH, else the newest
-build*/cli/zt in the repository (as in test_cli.py). Checkpoints are
+The binary is found by _cli.py ($ZT_CLI, else `zt` on PATH, else the
+newest build*/cli/zt in the repository). Checkpoints are
 written by the real producer (the `safetensors` package).
 """
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import ZT, needs_zt
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
-REPO = Path(__file__).resolve().parents[2]
 
 
-def _find_zt():
-    env = os.environ.get("ZT_CLI")
-    if env:
-        return env
-    on_path = shutil.which("zt")
-    if on_path:
-        return on_path
-    built = sorted(REPO.glob("build*/**/cli/zt"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return str(built[0]) if built else None
-
-
-ZT = _find_zt()
-pytestmark = pytest.mark.skipif(ZT is None, reason="zt binary not found: build it or set ZT_CLI")
+pytestmark = needs_zt
 
 COMMANDS = ("info", "ls", "convert", "verify", "diff", "compress", "decompress", "delta")
 JSON_KEYS = (

@@ -10,6 +10,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from _cli import ZT, needs_zt
 
 import ztensor
 
@@ -328,17 +329,13 @@ def test_hostile_input_to_convert(tmp_path):
 
 # --- the CLI's .npz output ---------------------------------------------------------
 
-def _zt_cli():
-    return os.environ.get("ZT_CLI")
-
-
-@pytest.mark.skipif(not _zt_cli(), reason="set ZT_CLI to the zt binary")
+@needs_zt
 def test_cli_convert_to_npz(zt_file, tmp_path):
     out = tmp_path / "cli.npz"
-    r = subprocess.run([_zt_cli(), "convert", str(zt_file), str(out)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([ZT, "convert", str(zt_file), str(out)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     with np.load(out) as f:
         assert_same({k: f[k] for k in f.files}, arrays())
-    r = subprocess.run([_zt_cli(), "convert", str(zt_file), str(tmp_path / "x.npz"), "--compress", "zstd"],
+    r = subprocess.run([ZT, "convert", str(zt_file), str(tmp_path / "x.npz"), "--compress", "zstd"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and not (tmp_path / "x.npz").exists()
