@@ -117,65 +117,28 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
   return kExitOk;
 }
 
-// The convert layer's object loop with the z4ai effort passed through
-// (ConvertOptions carries no effort), progress per object.
-struct ReencodeStats {
-  uint64_t objects = 0, decoded_bytes = 0;
-  std::vector<std::string> warnings;  // printed after the progress line is gone
-};
-
-Status reencode_to_zt(const TensorSource& source, const std::string& out, const Settings& s, JobProgress& progress,
-                      ReencodeStats* stats) {
-  const Manifest& m = source.manifest();
-  uint64_t total = 0;
-  for (const auto& o : m.objects)
-    for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
-  progress.total = total ? total : 1;
-  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes));
-  for (const auto& o : m.objects) {
-    ObjectSpec spec;
-    spec.name = o.name;
-    spec.shape = o.shape;
-    spec.format = o.format;
-    spec.attributes = o.attributes;
-    std::vector<ComponentBytes> keep;  // decoded bytes live until add() returns
-    keep.reserve(o.components.size());
-    for (const auto& [role, c] : o.components) {
-      if (c.type == LogicalType::none && !c.type_name.empty() && c.type_name != dtype_name(c.dtype))
-        stats->warnings.push_back("object '" + o.name + "' component '" + role + "': logical type '" + c.type_name +
-                                  "' is unknown to this version and was written as plain " + dtype_name(c.dtype));
-      ZT_ASSIGN_OR_RETURN(ComponentBytes data, source.read_component(o, role));
-      ComponentSpec cs;
-      cs.role = role;
-      cs.dtype = c.dtype;
-      cs.type = c.type;
-      cs.data = data.bytes;
-      cs.encoding = s.encoding;
-      cs.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
-      cs.effort = static_cast<uint8_t>(s.effort);
-      cs.digest = s.digest;
-      stats->decoded_bytes += data.bytes.size();
-      keep.push_back(std::move(data));
-      spec.components.push_back(std::move(cs));
-    }
-    ZT_RETURN_IF_ERROR(writer->add(spec));
-    ++stats->objects;
-    progress.done = stats->decoded_bytes;
-  }
-  return writer->finish();
-}
-
 int compress_to_zt(const std::string& in, FileFormat in_format, const std::string& out, const Settings& s,
                    bool json) {
   const auto start = std::chrono::steady_clock::now();
   auto source = open_source(in, /*verify_on_read=*/true);  // never re-encode bytes whose digest is wrong
   if (!source.ok()) return status_error(source.status());
-  ReencodeStats stats;
+  ConvertOptions options;
+  options.encoding = s.encoding;
+  options.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
+  options.effort = static_cast<uint8_t>(s.effort);
+  options.digest = s.digest;
   JobProgress progress;
-  Status st = run_job("compressing", out, progress,
-                      [&] { return reencode_to_zt(*source.value(), out, s, progress, &stats); });
-  for (const auto& w : stats.warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  options.progress = [&progress](uint64_t done, uint64_t total) {
+    progress.total = total ? total : 1;
+    progress.done = done;
+  };
+  ConvertStats stats;
+  Status st = run_job("compressing", out, progress, [&]() -> Status {
+    ZT_ASSIGN_OR_RETURN(stats, convert_source_to_zt(*source.value(), out, options));
+    return Status::Ok();
+  });
   if (!st.ok()) return status_error(st);
+  for (const auto& w : stats.warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
 
   JobReport r;
   r.command = "compress";
@@ -185,7 +148,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   r.output_format = "zt";
   r.input_bytes = file_size(in);
   r.output_bytes = file_size(out);
-  r.uncompressed = stats.decoded_bytes;
+  r.uncompressed = stats.bytes;
   r.compressed = r.output_bytes;
   r.tensors = stats.objects;
   r.seconds = seconds_since(start);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "common/checked_math.h"
 #include "describe.h"
+#include "table.h"
 #include "elements.h"
 
 namespace zt::cli {
@@ -47,15 +48,6 @@ struct ObjectDiff {
   double max_abs = 0;      // numeric comparison only
   std::string note;        // what differs, for humans
 };
-
-std::string shape_text(const std::vector<uint64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) r += ", ";
-    r += std::to_string(s[i]);
-  }
-  return r + "]";
-}
 
 std::string type_text(const Component& c) {
   std::string t = dtype_name(c.dtype);

@@ -12,6 +12,7 @@
 #endif
 #include "commands.h"
 #include "describe.h"
+#include "table.h"
 #include "progress.h"
 
 namespace zt::cli {
@@ -78,15 +79,6 @@ ojson to_json(const Value& v) {
 // Text from files may hold invalid UTF-8; show it rather than throw.
 std::string dump(const ojson& j, int indent = -1) {
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
-}
-
-std::string shape_text(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
 }
 
 std::string encoding_text(const Component& c) {
@@ -171,18 +163,7 @@ int print_table(const std::string& path, const OpenedFile& f) {
     }
     if (o.components.empty()) rows.push_back({o.name, o.format, shape_text(o.shape), "-", "", "", "", "", "", ""});
   }
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  std::printf("objects:\n");
-  for (const auto& r : rows) {
-    std::string line = " ";
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += " " + r[i];
-      if (i + 1 < r.size()) line.append(width[i] - r[i].size(), ' ');
-    }
-    std::printf("%s\n", line.c_str());
-  }
+  print_aligned("objects", rows);
   for (const auto& o : m.objects)  // per-object attributes, after the table
     if (o.attributes.is_map() && !o.attributes.as_map().empty())
       std::printf("  %s attributes: %s\n", o.name.c_str(), dump(to_json(o.attributes)).c_str());

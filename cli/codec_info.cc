@@ -8,6 +8,7 @@
 #include "codec/model_delta_format.h"
 #include "codec_job.h"
 #include "progress.h"
+#include "table.h"
 #include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
 
@@ -134,12 +135,6 @@ Result<CodecFile> describe_z4dm(std::span<const uint8_t> frame) {
   return f;
 }
 
-std::string shape_text(const std::vector<uint64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
-
 }  // namespace
 
 std::optional<Result<CodecFile>> describe_codec_file(const std::string& path) {
@@ -187,18 +182,7 @@ int print_codec_info(const std::string& path, const CodecFile& f, bool json) {
     rows.push_back({t.name, t.dtype.empty() ? "-" : t.dtype, shape_text(t.shape),
                     t.ref.empty() ? t.kind : t.kind + " -> " + t.ref, std::to_string(t.stored),
                     std::to_string(t.length)});
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  std::printf("tensors:\n");
-  for (const auto& r : rows) {
-    std::string line = " ";
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += " " + r[i];
-      if (i + 1 < r.size()) line.append(width[i] - r[i].size(), ' ');
-    }
-    std::printf("%s\n", line.c_str());
-  }
+  print_aligned("tensors", rows);
   return 0;
 }
 
