@@ -4,37 +4,34 @@
 #pragma once
 
 #include <memory>
-#include <string>
-#include <unordered_map>
+#include <vector>
 
+#include "convert/indexed_source.h"
 #include "convert/safetensors_index.h"
 #include "ztensor/reader.h"
 #include "ztensor/source.h"
 
 namespace zt {
 
-class SafetensorsTensorSource final : public TensorSource {
+class SafetensorsTensorSource final : public IndexedSource {
  public:
   explicit SafetensorsTensorSource(SafetensorsSource src);
 
   const char* format_name() const override { return "safetensors"; }
-  const Manifest& manifest() const override { return manifest_; }
-  const Object* find(std::string_view name) const override;
-  // Only role "data" exists. Errors: not_found.
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Status verify() const override { return Status::Ok(); }  // the format has no digests
 
   const SafetensorsSource& source() const { return src_; }
 
  private:
+  // Only role "data" exists: a view of the shard. Errors: none.
+  Result<ComponentBytes> read_data(size_t slot, const Object& object) const override;
+
   struct Slot {
-    const SafetensorsTensor* tensor;
+    const SafetensorsTensor* tensor;  // tensors live in the shards, which never move
     const SafetensorsFile* shard;
-    size_t object;
   };
   SafetensorsSource src_;
-  Manifest manifest_;
-  std::unordered_map<std::string_view, Slot> index_;
+  std::vector<Slot> slots_;  // parallel to manifest_.objects
 };
 
 }  // namespace zt

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/byteswap.h"
+#include "convert/indexed_source.h"
 
 namespace zt::npy {
 namespace {
@@ -46,18 +47,7 @@ void transpose(const Header& h, const uint8_t* src, uint8_t* dst) {
 }  // namespace
 
 Object dense_object(const std::string& name, const Header& h, uint64_t offset) {
-  Object o;
-  o.name = name;
-  o.shape = h.shape;
-  o.format = "dense";
-  Component c;
-  c.dtype = h.dtype;
-  c.type = h.type;
-  if (h.type != LogicalType::none) c.type_name = logical_type_name(h.type);
-  c.offset = offset;
-  c.length = h.data_bytes;
-  o.components.emplace_back("data", c);
-  return o;
+  return zt::dense_object(name, h.shape, h.dtype, h.type, offset, h.data_bytes);
 }
 
 ComponentBytes to_c_order_le(const Header& h, std::span<const uint8_t> data, std::shared_ptr<const void> owner) {

@@ -2,27 +2,22 @@
 #include <filesystem>
 
 #include "common/mapped_file.h"
+#include "convert/indexed_source.h"
 #include "convert/numpy/npy_array.h"
 #include "ztensor/numpy_format.h"
 
 namespace zt {
 namespace {
 
-class NpySource final : public TensorSource {
+class NpySource final : public IndexedSource {
  public:
   NpySource(std::span<const uint8_t> data, std::shared_ptr<const void> owner, npy::Header h, const std::string& name)
-      : data_(data), owner_(std::move(owner)), header_(std::move(h)) {
+      : IndexedSource("npy:", Miss::joined), data_(data), owner_(std::move(owner)), header_(std::move(h)) {
     manifest_.version = "1.2.0";
-    manifest_.objects.push_back(npy::dense_object(name, header_, header_.data_offset));
+    add_object(npy::dense_object(name, header_, header_.data_offset));
   }
   const char* format_name() const override { return "npy"; }
-  const Manifest& manifest() const override { return manifest_; }
-  const Object* find(std::string_view name) const override {
-    return name == manifest_.objects[0].name ? &manifest_.objects[0] : nullptr;
-  }
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
-    if (!find(object.name) || role != "data")
-      return Status(ErrorCode::not_found, "npy: no object '" + object.name + "' with component '" + std::string(role) + "'");
+  Result<ComponentBytes> read_data(size_t, const Object&) const override {
     return npy::to_c_order_le(header_, data_, owner_);
   }
   Status verify() const override { return Status::Ok(); }  // .npy carries no checksum
@@ -31,7 +26,6 @@ class NpySource final : public TensorSource {
   std::span<const uint8_t> data_;
   std::shared_ptr<const void> owner_;
   npy::Header header_;
-  Manifest manifest_;
 };
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "common/checked_math.h"
 #include "common/mapped_file.h"
+#include "convert/indexed_source.h"
 #include "convert/numpy/inflate.h"
 #include "convert/numpy/npy_array.h"
 #include "convert/numpy/zip_reader.h"
@@ -41,10 +41,10 @@ struct Entry {
   npy::Header header;
 };
 
-class NpzSource final : public TensorSource {
+class NpzSource final : public IndexedSource {
  public:
   NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner)
-      : bytes_(bytes), owner_(std::move(owner)) {
+      : IndexedSource("npz:", Miss::joined), bytes_(bytes), owner_(std::move(owner)) {
     manifest_.version = "1.2.0";
   }
 
@@ -77,27 +77,18 @@ class NpzSource final : public TensorSource {
                                                       " bytes but the archive declares " +
                                                       std::to_string(m.uncompressed_size));
       std::string name = m.name.substr(0, m.name.size() - 4);
-      if (index_.count(name))
+      if (contains(name))
         return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
       const uint64_t offset = m.method == zip::kStored ? m.data_offset + h.data_offset : m.data_offset;
-      manifest_.objects.push_back(npy::dense_object(name, h, offset));
+      add_object(npy::dense_object(name, h, offset));
       entries_.push_back({std::move(m), std::move(h)});
-      index_.emplace(std::move(name), entries_.size() - 1);
     }
     return Status::Ok();
   }
 
   const char* format_name() const override { return "npz"; }
-  const Manifest& manifest() const override { return manifest_; }
-  const Object* find(std::string_view name) const override {
-    auto it = index_.find(std::string(name));
-    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
-  }
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
-    auto it = index_.find(object.name);
-    if (it == index_.end() || role != "data")
-      return Status(ErrorCode::not_found, "npz: no object '" + object.name + "' with component '" + std::string(role) + "'");
-    const Entry& e = entries_[it->second];
+  Result<ComponentBytes> read_data(size_t slot, const Object&) const override {
+    const Entry& e = entries_[slot];
     if (e.member.method == zip::kStored)
       return npy::to_c_order_le(e.header, stored(e.member).subspan(e.header.data_offset), owner_);
     ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
@@ -149,9 +140,7 @@ class NpzSource final : public TensorSource {
 
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
-  Manifest manifest_;
   std::vector<Entry> entries_;  // parallel to manifest_.objects
-  std::unordered_map<std::string, size_t> index_;
 };
 
 }  // namespace

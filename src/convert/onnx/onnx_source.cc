@@ -7,9 +7,9 @@
 // (OperatorSetIdProto: domain 1, version 2), metadata_props 14. GraphProto:
 // name 2, initializer 5, sparse_initializer 15 (counted, not read).
 #include <cstring>
-#include <unordered_map>
 
 #include "common/mapped_file.h"
+#include "convert/indexed_source.h"
 #include "convert/onnx/external_data.h"
 #include "convert/onnx/onnx_tensor.h"
 #include "convert/onnx/protobuf_wire.h"
@@ -32,19 +32,12 @@ struct Slot {
 
 std::string text(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
-class OnnxSource final : public TensorSource {
+class OnnxSource final : public IndexedSource {
  public:
+  OnnxSource() : IndexedSource("onnx", Miss::split) {}
   const char* format_name() const override { return "onnx"; }
-  const Manifest& manifest() const override { return manifest_; }
-  const Object* find(std::string_view name) const override {
-    auto it = index_.find(std::string(name));
-    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
-  }
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
-    auto it = index_.find(object.name);
-    if (it == index_.end()) return Status(ErrorCode::not_found, "onnx: no object '" + object.name + "'");
-    if (role != "data") return Status(ErrorCode::not_found, "onnx: object '" + object.name + "' has no component '" + std::string(role) + "'");
-    const Slot& s = slots_[it->second];
+  Result<ComponentBytes> read_data(size_t slot, const Object&) const override {
+    const Slot& s = slots_[slot];
     ComponentBytes out;
     if (s.zero_copy || s.tensor.nbytes == 0) {
       out.bytes = s.bytes;
@@ -69,9 +62,7 @@ class OnnxSource final : public TensorSource {
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
-  Manifest manifest_;
-  std::vector<Slot> slots_;
-  std::unordered_map<std::string, size_t> index_;
+  std::vector<Slot> slots_;  // parallel to manifest_.objects
   uint64_t sparse_skipped_ = 0;
   std::string graph_name_;
 };
@@ -79,7 +70,7 @@ class OnnxSource final : public TensorSource {
 Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
   if (slots_.size() >= kMaxInitializers)
     return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
-  if (index_.count(t.name)) return {ErrorCode::invalid_structure, "onnx: initializer '" + t.name + "' appears twice"};
+  if (contains(t.name)) return {ErrorCode::invalid_structure, "onnx: initializer '" + t.name + "' appears twice"};
   Slot s;
   uint64_t offset = 0;
   if (t.has_raw) {
@@ -93,19 +84,7 @@ Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
     s.owner = span.owner;
     s.zero_copy = true;
   }
-  Object o;
-  o.name = t.name;
-  o.shape = t.dims;
-  o.format = "dense";
-  Component c;
-  c.dtype = t.type->dtype;
-  c.type = t.type->type;
-  c.type_name = logical_type_name(t.type->type);
-  c.offset = offset;
-  c.length = t.nbytes;
-  o.components.emplace_back("data", std::move(c));
-  index_.emplace(o.name, manifest_.objects.size());
-  manifest_.objects.push_back(std::move(o));
+  add_object(dense_object(t.name, t.dims, t.type->dtype, t.type->type, offset, t.nbytes));
   s.tensor = std::move(t);
   slots_.push_back(std::move(s));
   return {};

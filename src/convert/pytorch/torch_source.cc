@@ -7,6 +7,7 @@
 #include "common/byteswap.h"
 #include "common/checked_math.h"
 #include "common/mapped_file.h"
+#include "convert/indexed_source.h"
 #include "convert/pytorch/torch_zip.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/reader.h"
@@ -55,20 +56,13 @@ void gather(const TensorSlot& s, uint8_t* out) {
   }
 }
 
-class TorchSource final : public TensorSource {
+class TorchSource final : public IndexedSource {
  public:
+  TorchSource() : IndexedSource("pytorch", Miss::split) {}
   const char* format_name() const override { return "pytorch"; }
-  const Manifest& manifest() const override { return manifest_; }
-  const Object* find(std::string_view name) const override {
-    auto it = index_.find(std::string(name));
-    return it == index_.end() ? nullptr : &manifest_.objects[it->second];
-  }
 
-  Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override {
-    auto it = index_.find(object.name);
-    if (it == index_.end()) return Status(ErrorCode::not_found, "pytorch: no object '" + object.name + "'");
-    if (role != "data") return Status(ErrorCode::not_found, "pytorch: object '" + object.name + "' has no component '" + std::string(role) + "'");
-    const TensorSlot& s = slots_[it->second];
+  Result<ComponentBytes> read_data(size_t slot, const Object& object) const override {
+    const TensorSlot& s = slots_[slot];
     ComponentBytes out;
     if (s.nbytes == 0) {  // empty tensors may name any offset; expose no bytes
       out.owner = owner_;
@@ -115,9 +109,7 @@ class TorchSource final : public TensorSource {
   std::shared_ptr<const void> owner_;
   ZipIndex zip_;
   bool big_endian_ = false;
-  Manifest manifest_;
   std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
-  std::unordered_map<std::string, size_t> index_;
   std::vector<const ZipMember*> checked_members_;
 };
 
@@ -161,23 +153,12 @@ Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& pr
   std::unordered_map<std::string, bool> members_seen;
   for (const auto& t : ckpt.tensors) {
     ZT_ASSIGN_OR_RETURN(TensorSlot s, place(t, zip_, file_, prefix));
-    Object o;
-    o.name = t.name;
-    o.shape = t.shape;
-    o.format = "dense";
-    Component c;
-    c.dtype = t.dtype;
-    c.type = t.type;
-    c.type_name = logical_type_name(t.type);
-    c.offset = s.member->data_offset + (s.contiguous ? t.storage_offset * t.element_bytes : 0);
-    c.length = s.nbytes;
-    o.components.emplace_back("data", std::move(c));
+    const uint64_t offset = s.member->data_offset + (s.contiguous ? t.storage_offset * t.element_bytes : 0);
+    add_object(dense_object(t.name, t.shape, t.dtype, t.type, offset, s.nbytes));
     if (!members_seen[s.member->name]) {
       members_seen[s.member->name] = true;
       checked_members_.push_back(s.member);
     }
-    index_.emplace(o.name, manifest_.objects.size());
-    manifest_.objects.push_back(std::move(o));
     slots_.push_back(std::move(s));
   }
   return {};

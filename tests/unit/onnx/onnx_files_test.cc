@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../test_util.h"
-#include "common/checksum.h"
+#include "format_test_util.h"
+#include "test_util.h"
 #include "ztensor/onnx_format.h"
 #include "ztensor/reader.h"
 
@@ -18,32 +17,10 @@ namespace zt {
 namespace {
 
 using nlohmann::json;
+using test::load_json;
 namespace fs = std::filesystem;
 
 const std::string kDir = std::string(ZT_SOURCE_DIR) + "/tests/formats/onnx";
-
-json load_json(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
-
-void expect_attr(const Value& got, const json& want, const std::string& name) {
-  SCOPED_TRACE(name);
-  if (want.is_number_integer()) {
-    EXPECT_EQ(got.as_int64(), want.get<int64_t>());
-  } else if (want.is_string()) {
-    ASSERT_TRUE(got.is_text());
-    EXPECT_EQ(got.as_string(), want.get<std::string>());
-  } else if (want.is_object()) {
-    ASSERT_TRUE(got.is_map());
-    EXPECT_EQ(got.as_map().size(), want.size());
-    for (auto& [k, v] : want.items()) {
-      const Value* g = got.find(k);
-      ASSERT_NE(g, nullptr) << k;
-      expect_attr(*g, v, name + "." + k);
-    }
-  }
-}
 
 TEST(OnnxFiles, EveryModelMatchesNumpyHelper) {
   json expected = load_json(kDir + "/expected.json");
@@ -53,29 +30,11 @@ TEST(OnnxFiles, EveryModelMatchesNumpyHelper) {
     auto src = open_onnx(kDir + "/" + file);
     ASSERT_TRUE(src.ok()) << src.status().to_string();
     const TensorSource& s = **src;
-    EXPECT_STREQ(s.format_name(), "onnx");
-    EXPECT_TRUE(s.verify().ok());
-    ASSERT_EQ(s.manifest().objects.size(), want["tensors"].size());
-    for (auto& [name, t] : want["tensors"].items()) {
-      SCOPED_TRACE(name);
-      const Object* o = s.find(name);
-      ASSERT_NE(o, nullptr);
-      EXPECT_EQ(o->format, "dense");
-      EXPECT_EQ(o->shape, t["shape"].get<std::vector<uint64_t>>());
-      const Component* c = o->find("data");
-      ASSERT_NE(c, nullptr);
-      EXPECT_STREQ(dtype_name(c->dtype), t["dtype"].get<std::string>().c_str());
-      EXPECT_EQ(c->type_name, t["type"].get<std::string>());
-      auto bytes = s.read_component(*o, "data");
-      ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-      EXPECT_EQ(bytes->bytes.size(), c->length);
-      EXPECT_EQ(to_hex(sha256(bytes->bytes)), t["sha256"].get<std::string>());
-      EXPECT_EQ(bytes->zero_copy, t["zero_copy"].get<bool>());
-    }
+    test::expect_dense_tensors(s, "onnx", want["tensors"]);
     for (auto& [k, v] : want["attributes"].items()) {
       const Value* g = s.manifest().attributes.find(k);
       ASSERT_NE(g, nullptr) << k;
-      expect_attr(*g, v, k);
+      test::expect_value(*g, v, k);
     }
   }
 }
@@ -83,13 +42,7 @@ TEST(OnnxFiles, EveryModelMatchesNumpyHelper) {
 TEST(OnnxFiles, AttacksAndCorruptModelsAreRefusedWithTheirCode) {
   json expected = load_json(kDir + "/expected.json");
   ASSERT_GE(expected["errors"].size(), 15u);
-  for (auto& [file, want] : expected["errors"].items()) {
-    SCOPED_TRACE(file);
-    auto src = open_onnx(kDir + "/" + file);
-    ASSERT_FALSE(src.ok());
-    EXPECT_STREQ(error_code_name(src.status().code()), want["code"].get<std::string>().c_str()) << src.status().to_string();
-    EXPECT_NE(src.status().message().find(want["contains"].get<std::string>()), std::string::npos) << src.status().message();
-  }
+  test::expect_refused(kDir, expected["errors"], [](const std::string& path) { return open_onnx(path); });
 }
 
 // A symlink beside the model that points out of its folder passes the

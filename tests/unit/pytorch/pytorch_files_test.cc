@@ -6,11 +6,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../test_util.h"
-#include "common/checksum.h"
+#include "format_test_util.h"
+#include "test_util.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/reader.h"
 
@@ -18,44 +17,9 @@ namespace zt {
 namespace {
 
 using nlohmann::json;
+using test::load_json;
 
 const std::string kDir = std::string(ZT_SOURCE_DIR) + "/tests/formats/pytorch";
-
-json load_json(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
-
-void expect_value(const Value& got, const json& want, const std::string& name) {
-  SCOPED_TRACE(name);
-  if (want.is_null()) {
-    EXPECT_TRUE(got.is_null());
-  } else if (want.is_boolean()) {
-    ASSERT_EQ(got.kind(), Value::Kind::boolean);
-    EXPECT_EQ(got.as_bool(), want.get<bool>());
-  } else if (want.is_number_integer()) {
-    ASSERT_TRUE(got.kind() == Value::Kind::uint || got.kind() == Value::Kind::nint);
-    EXPECT_EQ(got.as_int64(), want.get<int64_t>());
-  } else if (want.is_number_float()) {
-    ASSERT_EQ(got.kind(), Value::Kind::float64);
-    EXPECT_EQ(got.as_double(), want.get<double>());
-  } else if (want.is_string()) {
-    ASSERT_TRUE(got.is_text());
-    EXPECT_EQ(got.as_string(), want.get<std::string>());
-  } else if (want.is_array()) {
-    ASSERT_TRUE(got.is_array());
-    ASSERT_EQ(got.as_array().size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) expect_value(got.as_array()[i], want[i], name + "[" + std::to_string(i) + "]");
-  } else if (want.is_object()) {
-    ASSERT_TRUE(got.is_map());
-    ASSERT_EQ(got.as_map().size(), want.size());
-    for (auto& [k, v] : want.items()) {
-      const Value* g = got.find(k);
-      ASSERT_NE(g, nullptr) << k;
-      expect_value(*g, v, name + "." + k);
-    }
-  }
-}
 
 // Checks every tensor and attribute of one file against its expected.json entry.
 void check_file(const std::string& path, const json& want) {
@@ -63,26 +27,7 @@ void check_file(const std::string& path, const json& want) {
   auto src = open_pytorch(path);
   ASSERT_TRUE(src.ok()) << src.status().to_string();
   const TensorSource& s = **src;
-  EXPECT_STREQ(s.format_name(), "pytorch");
-  EXPECT_TRUE(s.verify().ok());
-  const auto& tensors = want["tensors"];
-  ASSERT_EQ(s.manifest().objects.size(), tensors.size());
-  for (auto& [name, t] : tensors.items()) {
-    SCOPED_TRACE(name);
-    const Object* o = s.find(name);
-    ASSERT_NE(o, nullptr);
-    EXPECT_EQ(o->format, "dense");
-    EXPECT_EQ(o->shape, t["shape"].get<std::vector<uint64_t>>());
-    const Component* c = o->find("data");
-    ASSERT_NE(c, nullptr);
-    EXPECT_STREQ(dtype_name(c->dtype), t["dtype"].get<std::string>().c_str());
-    EXPECT_EQ(c->type_name, t["type"].get<std::string>());
-    auto bytes = s.read_component(*o, "data");
-    ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-    EXPECT_EQ(bytes->bytes.size(), c->length);
-    EXPECT_EQ(to_hex(sha256(bytes->bytes)), t["sha256"].get<std::string>());
-    EXPECT_EQ(bytes->zero_copy, t["zero_copy"].get<bool>());
-  }
+  test::expect_dense_tensors(s, "pytorch", want["tensors"]);
   const auto& attrs = want["attributes"];
   if (attrs.empty()) {
     EXPECT_TRUE(s.manifest().attributes.is_null() || s.manifest().attributes.as_map().empty());
@@ -92,7 +37,7 @@ void check_file(const std::string& path, const json& want) {
     for (auto& [k, v] : attrs.items()) {
       const Value* g = s.manifest().attributes.find(k);
       ASSERT_NE(g, nullptr) << k;
-      expect_value(*g, v, k);
+      test::expect_value(*g, v, k);
     }
   }
 }
@@ -106,15 +51,7 @@ TEST(PytorchFiles, EveryFileMatchesTorchLoad) {
 TEST(PytorchFiles, AttackAndCorruptFilesAreRefusedWithTheirCode) {
   json expected = load_json(kDir + "/expected.json");
   ASSERT_GE(expected["errors"].size(), 10u);
-  for (auto& [file, want] : expected["errors"].items()) {
-    SCOPED_TRACE(file);
-    auto src = open_pytorch(kDir + "/" + file);
-    ASSERT_FALSE(src.ok());
-    EXPECT_STREQ(error_code_name(src.status().code()), want["code"].get<std::string>().c_str())
-        << src.status().to_string();
-    EXPECT_NE(src.status().message().find(want["contains"].get<std::string>()), std::string::npos)
-        << src.status().message();
-  }
+  test::expect_refused(kDir, expected["errors"], [](const std::string& path) { return open_pytorch(path); });
 }
 
 TEST(PytorchFiles, AttackFilesLeaveNoTrace) {
