@@ -6,6 +6,8 @@ extern "C" {
 }
 
 #include <cstdlib>
+#include <memory>
+#include <new>
 #include <string>
 
 #include "codec/entropy.h"
@@ -15,6 +17,9 @@ namespace {
 
 // 32-way interleaving decodes faster with SIMD; small streams keep 4-way.
 constexpr size_t kRansX32MinBytes = 64 * 1024;
+// Streams of fast-effort chunks (<= 4 MiB) encode through a kept per-thread
+// scratch; larger ones (big single chunks) must not pin that much memory.
+constexpr size_t kMaxRansScratchBytes = size_t{8} << 20;
 
 unsigned char* in_ptr(std::span<const uint8_t> in) { return const_cast<unsigned char*>(in.data()); }
 
@@ -29,14 +34,30 @@ bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& o
   if (in.empty() || in.size() > kMaxStreamBytes) return false;
   if (in.size() >= kRansX32MinBytes) order |= RANS_ORDER_X32;
   unsigned bound = rans_compress_bound_4x16(unsigned(in.size()), order);
-  size_t base = out.size();
-  out.resize(base + bound);
-  unsigned out_size = bound;
-  if (!rans_compress_to_4x16(in_ptr(in), unsigned(in.size()), out.data() + base, &out_size, order)) {
-    out.resize(base);
-    return false;
+  // Encode into a per-thread scratch whose pages are already mapped, then
+  // append only the coded bytes: resizing `out` by the bound would zero-fill
+  // (and fault in) ~1.05x the input for nothing.
+  if (bound > kMaxRansScratchBytes) {
+    size_t base = out.size();
+    out.resize(base + bound);
+    unsigned out_size = bound;
+    if (!rans_compress_to_4x16(in_ptr(in), unsigned(in.size()), out.data() + base, &out_size, order)) {
+      out.resize(base);
+      return false;
+    }
+    out.resize(base + out_size);
+    return true;
   }
-  out.resize(base + out_size);
+  thread_local std::unique_ptr<uint8_t[]> scratch;
+  thread_local size_t scratch_size = 0;
+  if (scratch_size < bound) {
+    scratch.reset(new (std::nothrow) uint8_t[bound]);
+    scratch_size = scratch ? bound : 0;
+    if (!scratch) return false;
+  }
+  unsigned out_size = bound;
+  if (!rans_compress_to_4x16(in_ptr(in), unsigned(in.size()), scratch.get(), &out_size, order)) return false;
+  out.insert(out.end(), scratch.get(), scratch.get() + out_size);
   return true;
 }
 
