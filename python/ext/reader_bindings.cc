@@ -8,6 +8,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include "array_out.h"
@@ -176,6 +177,27 @@ nb::tuple read_dense(const PyReader& self, const std::vector<std::string>& names
   return nb::make_tuple(out, fixups);
 }
 
+// Reader.read(name) fast path for one dense object: the array, or
+// (array, storage dtype, logical type) when Python must view it as
+// ml_dtypes; None when the object is not dense (Python takes the general
+// path). Saves building ObjectInfo and a names list per call.
+nb::object read_dense_one(const PyReader& self, std::string_view name) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+  const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
+  if (!c) return nb::none();
+  zt::Result<zt::ComponentBytes> bytes = [&] {
+    nb::gil_scoped_release release;
+    return reader->read_component(obj, "data");
+  }();
+  check(bytes.status());
+  nb::dlpack::dtype dtype;
+  std::vector<size_t> shape = dense_shape(obj, *c, bytes->bytes.size(), &dtype);
+  nb::object arr = make_array(*bytes, owner_capsule(bytes->owner), dtype, shape);
+  if (!needs_view(*c)) return arr;
+  return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
+}
+
 // One tuple per object for bulk metadata: (name, format, shape, dtype, type,
 // offset, length, plain) from the `data` component (None fields when the
 // object has none). `plain` = raw little-endian bytes usable straight from
@@ -317,6 +339,7 @@ void init_reader(nb::module_& m) {
       .def("object_info", &object_info, nb::arg("name"))
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
       .def("read_dense", &read_dense, nb::arg("names"))
+      .def("read_dense_one", &read_dense_one, nb::arg("name"))
       .def("dequantize", &dequantize, nb::arg("name"))
       .def("verify",
            [](const PyReader& s) {

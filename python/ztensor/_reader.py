@@ -299,7 +299,14 @@ class Reader:
         raw objects are read-only views of the file unless copy=True; torch
         tensors are always fresh memory.
         """
-        if framework not in _FRAMEWORKS:
+        if framework == "numpy":
+            # Dense objects (the common case) skip building ObjectInfo.
+            arr = self._r.read_dense_one(name)
+            if arr is not None:
+                if type(arr) is tuple:
+                    arr = _typed(*arr)
+                return arr.copy() if copy else arr
+        elif framework not in _FRAMEWORKS:
             raise error("invalid_argument", f"framework must be one of {_FRAMEWORKS}, not {framework!r}")
         info = self.object(name)
         if info.format == "gguf_quantized":

@@ -3,7 +3,7 @@
 #include <cbor.h>
 
 #include <optional>
-#include <unordered_set>
+#include <functional>
 
 #include "container/limits.h"
 
@@ -63,28 +63,49 @@ struct CborBuilder {
   bool duplicate_key(uint32_t map) {
     const auto& t = tokens();
     constexpr size_t kSmall = 16;  // manifest maps are tiny: compare on the stack
+    if (t[map].u > kSmall) return duplicate_key_large(map);
     std::string_view small[kSmall];
     size_t nsmall = 0;
-    std::unordered_set<std::string_view> large;
-    bool use_set = t[map].u > kSmall;
     for (uint32_t k = map + 1, i = 0; i < t[map].u; ++i) {
       if (t[k].kind == Value::Kind::text) {
         std::string_view key = t[k].str();
-        bool dup = false;
-        if (use_set) {
-          dup = !large.insert(key).second;
-        } else {
-          for (size_t j = 0; j < nsmall; ++j) dup = dup || small[j] == key;
-          small[nsmall++] = key;
-        }
-        if (dup) {
-          fail(ErrorCode::malformed_manifest, "map has the key '" + std::string(key) + "' twice");
-          return true;
-        }
+        for (size_t j = 0; j < nsmall; ++j)
+          if (small[j] == key) return dup_key(key);
+        small[nsmall++] = key;
       }
       k = t[t[k].next].next;  // skip key, then value
     }
     return false;
+  }
+
+  // The objects map (10,000s of keys): one open-addressing table of key
+  // token indices, reused across maps; no allocation per key.
+  std::vector<uint32_t> slots;
+  bool duplicate_key_large(uint32_t map) {
+    const auto& t = tokens();
+    size_t cap = 64;
+    while (cap < t[map].u * 2) cap <<= 1;  // u <= item cap, so this stays bounded
+    slots.assign(cap, 0);
+    const size_t mask = cap - 1;
+    for (uint32_t k = map + 1, i = 0; i < t[map].u; ++i) {
+      if (t[k].kind == Value::Kind::text) {
+        std::string_view key = t[k].str();
+        for (size_t h = std::hash<std::string_view>{}(key) & mask;; h = (h + 1) & mask) {
+          if (slots[h] == 0) {
+            slots[h] = k;  // k > map >= 0, so 0 means empty
+            break;
+          }
+          if (t[slots[h]].str() == key) return dup_key(key);
+        }
+      }
+      k = t[t[k].next].next;
+    }
+    return false;
+  }
+
+  bool dup_key(std::string_view key) {
+    fail(ErrorCode::malformed_manifest, "map has the key '" + std::string(key) + "' twice");
+    return true;
   }
 
   // A complete item arrived: count it in its parent and close every

@@ -22,8 +22,10 @@ struct CborToken {
   bool neg_raw = true;  // nint: `u` is the CBOR argument n of -1 - n
   uint32_t next = 0;    // index one past this item's whole subtree
   uint64_t u = 0;       // uint value, nint argument, string length, array items, map pairs
-  double d = 0;
-  const char* s = nullptr;  // text/bytes data (input or CborDoc-owned)
+  union {                   // 24-byte tokens: a large manifest touches fewer pages
+    const char* s = nullptr;  // text/bytes data (input or CborDoc-owned)
+    double d;                 // float64
+  };
 
   std::string_view str() const { return {s, static_cast<size_t>(u)}; }
 };

@@ -42,7 +42,7 @@ constexpr LegacyDType kV11DTypes[] = {
     {"complex128", DType::f64, LogicalType::complex128},
 };
 
-Status parse_dtype(const std::string& name, bool legacy_v11, const Where& ctx, Component& c) {
+Status parse_dtype(std::string_view name, bool legacy_v11, const Where& ctx, Component& c) {
   if (auto d = dtype_from_name(name)) {
     c.dtype = *d;
     return Status::Ok();
@@ -57,67 +57,85 @@ Status parse_dtype(const std::string& name, bool legacy_v11, const Where& ctx, C
       }
     }
   }
-  return Status(ErrorCode::unknown_dtype, ctx.str() + ": dtype '" + name + "' is not one of the 13 storage types");
+  return Status(ErrorCode::unknown_dtype, ctx.str() + ": dtype '" + std::string(name) + "' is not one of the 13 storage types");
 }
+
+// Component fields, matched in one pass over the map (see pick_fields).
+enum ComponentField { kDtype, kType, kOffset, kLength, kUlen, kEncoding, kDigest, kComponentFields };
+constexpr std::string_view kComponentKeys[kComponentFields] = {"dtype",  "type",     "offset", "length",
+                                                               "uncompressed_length", "encoding", "digest"};
 
 Result<Component> parse_component(const CborDoc& doc, uint32_t v, const Where& ctx, bool legacy_v11) {
   if (doc.at(v).kind != Value::Kind::map)
     return Status(ErrorCode::wrong_type, ctx.str() + ": must be a map, found " + kind_name(doc.at(v).kind));
+  uint32_t f[kComponentFields];
+  pick_fields(doc, v, kComponentKeys, f);
   Component c;
-  ZT_ASSIGN_OR_RETURN(uint32_t dtype, field(doc, v, "dtype", ctx, Value::Kind::text, true));
-  ZT_RETURN_IF_ERROR(parse_dtype(std::string(doc.at(dtype).str()), legacy_v11, ctx, c));
-  ZT_ASSIGN_OR_RETURN(uint32_t type, field(doc, v, "type", ctx, Value::Kind::text, false));
+  ZT_ASSIGN_OR_RETURN(uint32_t dtype, check_field(doc, f[kDtype], "dtype", ctx, Value::Kind::text, true));
+  ZT_RETURN_IF_ERROR(parse_dtype(doc.at(dtype).str(), legacy_v11, ctx, c));
+  ZT_ASSIGN_OR_RETURN(uint32_t type, check_field(doc, f[kType], "type", ctx, Value::Kind::text, false));
   if (type) {
     c.type_name = doc.at(type).str();
     // §2 "Readers that encounter an unrecognized type MAY fall back to
     // loading raw dtype elements": unknown names keep type = none.
     c.type = logical_type_from_name(c.type_name).value_or(LogicalType::none);
   }
-  ZT_ASSIGN_OR_RETURN(uint32_t offset, field(doc, v, "offset", ctx, Value::Kind::uint, true));
+  ZT_ASSIGN_OR_RETURN(uint32_t offset, check_field(doc, f[kOffset], "offset", ctx, Value::Kind::uint, true));
   c.offset = doc.at(offset).u;
-  ZT_ASSIGN_OR_RETURN(uint32_t length, field(doc, v, "length", ctx, Value::Kind::uint, true));
+  ZT_ASSIGN_OR_RETURN(uint32_t length, check_field(doc, f[kLength], "length", ctx, Value::Kind::uint, true));
   c.length = doc.at(length).u;
-  ZT_ASSIGN_OR_RETURN(uint32_t ulen, field(doc, v, "uncompressed_length", ctx, Value::Kind::uint, false));
+  ZT_ASSIGN_OR_RETURN(uint32_t ulen,
+                      check_field(doc, f[kUlen], "uncompressed_length", ctx, Value::Kind::uint, false));
   if (ulen) c.uncompressed_length = doc.at(ulen).u;
-  ZT_ASSIGN_OR_RETURN(uint32_t enc, field(doc, v, "encoding", ctx, Value::Kind::text, false));
-  c.encoding_text = enc ? std::string(doc.at(enc).str()) : "raw";
+  ZT_ASSIGN_OR_RETURN(uint32_t enc, check_field(doc, f[kEncoding], "encoding", ctx, Value::Kind::text, false));
+  if (enc) c.encoding_text = doc.at(enc).str();
+  else c.encoding_text = "raw";
   c.encoding = encoding_from_name(c.encoding_text).value_or(Encoding::unknown);
-  ZT_ASSIGN_OR_RETURN(uint32_t digest, field(doc, v, "digest", ctx, Value::Kind::text, false));
+  ZT_ASSIGN_OR_RETURN(uint32_t digest, check_field(doc, f[kDigest], "digest", ctx, Value::Kind::text, false));
   if (digest) c.digest = doc.at(digest).str();
   return c;
 }
 
-Result<Object> parse_object(const CborDoc& doc, std::string name, uint32_t v, bool legacy_v11) {
+enum ObjectField { kShape, kFormat, kAttributes, kComponents, kObjectFields };
+constexpr std::string_view kObjectKeys[kObjectFields] = {"shape", "format", "attributes", "components"};
+
+// Fills `o` in place (the caller's vector slot) so the object is never moved.
+Status parse_object(const CborDoc& doc, std::string_view name, uint32_t v, bool legacy_v11, Object& o) {
   const Where ctx{"", name, ""};
   if (doc.at(v).kind != Value::Kind::map)
     return Status(ErrorCode::wrong_type, ctx.str() + ": must be a map, found " + kind_name(doc.at(v).kind));
-  Object o;
-  o.name = std::move(name);
-  ZT_ASSIGN_OR_RETURN(uint32_t shape, field(doc, v, "shape", ctx, Value::Kind::array, true));
+  o.name = name;
+  uint32_t f[kObjectFields];
+  pick_fields(doc, v, kObjectKeys, f);
+  ZT_ASSIGN_OR_RETURN(uint32_t shape, check_field(doc, f[kShape], "shape", ctx, Value::Kind::array, true));
   ZT_ASSIGN_OR_RETURN(o.shape, parse_shape(doc, shape, ctx));
-  ZT_ASSIGN_OR_RETURN(uint32_t format, field(doc, v, "format", ctx, Value::Kind::text, true));
+  ZT_ASSIGN_OR_RETURN(uint32_t format, check_field(doc, f[kFormat], "format", ctx, Value::Kind::text, true));
   o.format = doc.at(format).str();
-  ZT_ASSIGN_OR_RETURN(uint32_t attrs, field(doc, v, "attributes", ctx, Value::Kind::map, false));
+  ZT_ASSIGN_OR_RETURN(uint32_t attrs, check_field(doc, f[kAttributes], "attributes", ctx, Value::Kind::map, false));
   if (attrs) o.attributes = doc.to_value(attrs);
-  ZT_ASSIGN_OR_RETURN(uint32_t comps, field(doc, v, "components", ctx, Value::Kind::map, true));
+  ZT_ASSIGN_OR_RETURN(uint32_t comps, check_field(doc, f[kComponents], "components", ctx, Value::Kind::map, true));
   o.components.reserve(doc.at(comps).u);
   for (uint32_t k = comps + 1, i = 0; i < doc.at(comps).u; ++i) {
     uint32_t cv = doc.at(k).next;
     if (doc.at(k).kind != Value::Kind::text)
       return Status(ErrorCode::wrong_type, ctx.str() + ": component role must be a text string");
-    std::string role(doc.at(k).str());
+    std::string_view role = doc.at(k).str();
     ZT_ASSIGN_OR_RETURN(Component c, parse_component(doc, cv, Where{"", name, role}, legacy_v11));
-    o.components.emplace_back(std::move(role), std::move(c));  // roles are unique: duplicate keys are refused
+    o.components.emplace_back(std::string(role), std::move(c));  // roles are unique: duplicate keys are refused
     k = doc.at(cv).next;
   }
-  return o;
+  return Status::Ok();
 }
 
 }  // namespace
 
 Result<uint32_t> field(const CborDoc& doc, uint32_t map, const char* key, const Where& ctx, Value::Kind kind,
                        bool required) {
-  uint32_t v = doc.find(map, key);
+  return check_field(doc, doc.find(map, key), key, ctx, kind, required);
+}
+
+Result<uint32_t> check_field(const CborDoc& doc, uint32_t v, const char* key, const Where& ctx, Value::Kind kind,
+                             bool required) {
   if (!v || (!required && doc.at(v).kind == Value::Kind::null)) {
     if (required) return Status(ErrorCode::missing_field, ctx.str() + ": required field '" + key + "' is missing");
     return uint32_t{0};
@@ -159,13 +177,12 @@ Result<ParsedManifest> parse_manifest_v1(const CborDoc& doc) {
   ZT_ASSIGN_OR_RETURN(uint32_t attrs, field(doc, 0, "attributes", ctx, Value::Kind::map, false));
   if (attrs) m.attributes = doc.to_value(attrs);
   ZT_ASSIGN_OR_RETURN(uint32_t objects, field(doc, 0, "objects", ctx, Value::Kind::map, true));
-  m.objects.reserve(doc.at(objects).u);
+  m.objects.resize(doc.at(objects).u);
   for (uint32_t k = objects + 1, i = 0; i < doc.at(objects).u; ++i) {
     uint32_t ov = doc.at(k).next;
     if (doc.at(k).kind != Value::Kind::text)
       return Status(ErrorCode::wrong_type, "manifest: object names must be text strings");
-    ZT_ASSIGN_OR_RETURN(Object o, parse_object(doc, std::string(doc.at(k).str()), ov, legacy_v11));
-    m.objects.push_back(std::move(o));
+    ZT_RETURN_IF_ERROR(parse_object(doc, doc.at(k).str(), ov, legacy_v11, m.objects[i]));
     k = doc.at(ov).next;
   }
   return pm;

@@ -37,6 +37,29 @@ Result<ParsedManifest> parse_manifest_v01(const CborDoc& doc);
 // absent or null (token 0 is the root, never a field value).
 Result<uint32_t> field(const CborDoc& doc, uint32_t map, const char* key, const Where& ctx, Value::Kind kind,
                        bool required);
+// field() for a value token already found (0 = absent); same checks, same messages.
+Result<uint32_t> check_field(const CborDoc& doc, uint32_t v, const char* key, const Where& ctx, Value::Kind kind,
+                             bool required);
+// One pass over a map's text keys: out[i] = value token of keys[i], or 0.
+// Cheaper than a find() per field; duplicate keys were refused on decode.
+template <size_t N>
+void pick_fields(const CborDoc& doc, uint32_t map, const std::string_view (&keys)[N], uint32_t (&out)[N]) {
+  for (auto& o : out) o = 0;
+  const CborToken& m = doc.at(map);
+  for (uint32_t k = map + 1, i = 0; i < m.u; ++i) {
+    const CborToken& key = doc.at(k);
+    uint32_t v = key.next;
+    if (key.kind == Value::Kind::text) {
+      std::string_view s = key.str();
+      for (size_t j = 0; j < N; ++j)
+        if (s == keys[j]) {
+          out[j] = v;
+          break;
+        }
+    }
+    k = doc.at(v).next;
+  }
+}
 Result<std::vector<uint64_t>> parse_shape(const CborDoc& doc, uint32_t array, const Where& ctx);
 const char* kind_name(Value::Kind k);
 
