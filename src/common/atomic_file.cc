@@ -126,7 +126,7 @@ Status AtomicFile::commit() {
   }
   tmp_.clear();
   int dfd = durable_ ? ::open(dir_of(dest_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-  if (durable_ && dfd >= 0) {  // make the rename durable; best effort on odd filesystems
+  if (dfd >= 0) {  // make the rename durable; best effort on odd filesystems
     ::fsync(dfd);
     ::close(dfd);
   }
