@@ -2,8 +2,10 @@
 //   codec_seed_corpus <out_dir>  ->  <out_dir>/<target>/seed_N
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,18 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> v(8192);
     for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(((i / 4) * 7 % 10) * 16 + (i % 4));
     inputs.push_back(v);
+  }
+  {  // weight-like fp32 and bf16 (the top halves): the lean path's paired field split
+    std::vector<uint8_t> f32(4 * 3001), b16(2 * 3001);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    for (size_t i = 0; i < 3001; ++i) {
+      float f = normal(rng);
+      std::memcpy(&f32[4 * i], &f, 4);
+      std::memcpy(&b16[2 * i], &f32[4 * i + 2], 2);
+    }
+    inputs.push_back(f32);
+    inputs.push_back(b16);
   }
   std::vector<uint8_t> reference(4096);  // same as delta_decode_fuzz.cc
   for (size_t i = 0; i < reference.size(); ++i) reference[i] = uint8_t(i * 7);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -82,6 +83,12 @@ inline constexpr uint64_t kMaxFrameOriginalBytes = uint64_t{1} << 40;
 // invalid_argument for an unknown dtype or a bad level; limit_exceeded when
 // data is larger than kMaxFrameOriginalBytes.
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& options);
+
+// Same as compress() but the frame goes to memory from `alloc(size)`, called
+// once when the size is known (nullptr: limit_exceeded). Lets a caller such
+// as the Python binding receive the frame in its own buffer without a copy.
+using FrameAllocator = std::function<uint8_t*(size_t size)>;
+zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& options, const FrameAllocator& alloc);
 
 // Decodes a Z4AI or ZARA frame. corrupt_stream / length_mismatch /
 // limit_exceeded for malformed frames, digest_mismatch when the decoded bytes

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "buffer.h"
+#include "common/page_advice.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
@@ -43,6 +44,7 @@ nb::object decode_to_bytes(uint64_t n, Fill&& fill) {
   if (!raw) throw nb::python_error();
   nb::object obj = nb::steal(raw);
   std::span<uint8_t> out(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n));
+  zt::advise_huge_pages(out.data(), out.size());
   zt::Status s;
   {
     nb::gil_scoped_release release;
@@ -74,13 +76,26 @@ NB_MODULE(_z4ai, m) {
          const std::string& effort) {
         Buffer in(data.ptr(), false);
         auto o = options(dtype, level, threads, auto_select, effort);
-        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        // The frame is assembled straight into the bytes object: no copy of
+        // a finished std::vector.
+        nb::object result;
+        zt::Status s;
         {
           nb::gil_scoped_release release;
-          r = z4ai::compress(in.bytes(), o);
+          s = z4ai::compress_to(in.bytes(), o, [&](size_t n) -> uint8_t* {
+            nb::gil_scoped_acquire acquire;
+            PyObject* raw = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
+            if (!raw) {
+              PyErr_Clear();
+              return nullptr;
+            }
+            result = nb::steal(raw);
+            zt::advise_huge_pages(PyBytes_AS_STRING(raw), n);
+            return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw));
+          });
         }
-        check(r.status());
-        return to_bytes(r.value());
+        check(s);
+        return result;
       },
       nb::arg("data"), nb::arg("dtype") = "", nb::arg("level") = -1, nb::arg("threads") = 0,
       nb::arg("auto_select") = true, nb::arg("effort") = "");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "codec/byte_io.h"
+#include "codec/paired_split.h"
 #include "codec/palette.h"
 #include "codec/sparse_path.h"
 
@@ -91,8 +92,29 @@ struct Prepared {
   }
 };
 
+Prepared prepare(Candidate c, DType dtype, const uint8_t* src, size_t n);
+
+// The paired split, or the plain field split when the chunk's exponents are
+// too spread for a 15-value window.
+Prepared prepare_paired(DType dtype, const uint8_t* src, size_t n) {
+  uint8_t base = 0;
+  if (!choose_pair_base(src, n, dtype, base)) return prepare({Transform::field_split, false}, dtype, src, n);
+  Prepared p({Transform::paired_field_split, false});
+  const uint32_t k = paired_stream_count(dtype);
+  std::vector<uint8_t*> ptrs(k);
+  for (uint32_t i = 0; i < k; ++i) {
+    p.streams.push_back(take_buffer(i == 0 ? n + 1 : paired_stream_length(i, n)));
+    ptrs[i] = p.streams[i].data();
+  }
+  p.streams[0][0] = base;
+  const size_t escapes = paired_split(dtype, src, n, base, ptrs[0] + 1, ptrs.data());
+  p.streams[0].resize(1 + escapes);
+  return p;
+}
+
 Prepared prepare(Candidate c, DType dtype, const uint8_t* src, size_t n) {
   Prepared p(c);
+  if (c.transform == Transform::paired_field_split) return prepare_paired(dtype, src, n);
   if (c.transform == Transform::palette) {
     std::vector<uint8_t> pal, idx;
     if (palette_encode(src, n, dtype_width(dtype), pal, idx)) {
@@ -143,7 +165,14 @@ double estimate(const Prepared& p) {
   return total;
 }
 
-std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, const EntropyPolicy& policy) {
+// The stream of the lean transform that carries the exponent: the field
+// split's first, or fp16's high byte plane.
+size_t lean_exponent_stream(Transform t) {
+  return t == Transform::byte_planes || t == Transform::paired_field_split ? 1 : 0;
+}
+
+std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, const EntropyPolicy& policy,
+                          bool lean = false) {
   std::vector<uint8_t> body;
   // Worst case is every stream stored: reserve it so appends never reallocate.
   size_t worst = 3 + tail.size() + kStreamHeaderBytes * p.streams.size();
@@ -157,7 +186,8 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
   body.resize(table + kStreamHeaderBytes * p.streams.size());
   for (size_t i = 0; i < p.streams.size(); ++i) {
     size_t before = body.size();
-    Method m = encode_best(p.streams[i], policy, body);
+    Method m = lean ? encode_lean(p.streams[i], i == lean_exponent_stream(p.cand.transform), policy, body)
+                    : encode_best(p.streams[i], policy, body);
     uint8_t* h = body.data() + table + kStreamHeaderBytes * i;
     h[0] = uint8_t(m);
     store_u32(h + 1, uint32_t(p.streams[i].size()));
@@ -196,6 +226,16 @@ std::vector<std::pair<double, Candidate>> rank_on_sample(const std::vector<uint8
   return ranked;
 }
 
+// fp16's high byte (sign, 5-bit exponent, top 2 mantissa bits) coded as one
+// symbol is at least as small as the exponent and sign+mantissa fields coded
+// apart, and it is one coder pass instead of two. bf16/fp32 exponents go in
+// nibble pairs: half the symbols for the rANS coder.
+Transform lean_transform(DType dtype) {
+  if (dtype == DType::fp16) return Transform::byte_planes;
+  if (paired_stream_count(dtype) != 0) return Transform::paired_field_split;
+  return primary_transform(dtype);
+}
+
 uint8_t candidate_id(Candidate c) { return uint8_t(uint8_t(c.transform) | (c.sparse ? kSparseFlag : 0)); }
 Candidate candidate_from(uint8_t id) {
   return {static_cast<Transform>(id & uint8_t(~kSparseFlag)), (id & kSparseFlag) != 0};
@@ -211,11 +251,23 @@ std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype,
   return ids;
 }
 
+bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
+  if (primary_transform(dtype) != Transform::field_split) return false;
+  const uint32_t w = dtype_width(dtype);
+  const std::vector<uint8_t> sample = sample_elements(data.data(), data.size() / w, w);
+  const size_t ns = sample.size() / w;
+  for (const Candidate& c : candidates_for(sample.data(), ns, dtype, o))
+    if (c.sparse || c.transform == Transform::palette) return false;
+  return true;
+}
+
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
   uint32_t w = dtype_width(dtype);
   size_t n = data.size() / w;
   std::span<const uint8_t> tail = data.subspan(n * w);
   Transform primary = primary_transform(dtype);
+
+  if (o.lean) return emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true);
 
   if (!o.auto_select) return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
 
@@ -285,6 +337,8 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
   const Transform t = static_cast<Transform>(tid);
   const uint32_t k = stream_count(t, dtype);
   if (k == 0) return corrupt("transform " + std::to_string(tid) + " does not apply to dtype");
+  if (sparse && (t == Transform::palette || t == Transform::paired_field_split))
+    return corrupt("transform " + std::to_string(tid) + " chunks cannot be sparse");
   if (tail_len != out.size() % w)
     return {zt::ErrorCode::length_mismatch, "z4ai chunk: tail length " + std::to_string(tail_len) +
                                                 " does not match chunk length modulo element width"};
@@ -310,7 +364,6 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
   std::vector<const uint8_t*> ptrs(n_streams);
 
   if (t == Transform::palette) {
-    if (sparse) return corrupt("palette chunks cannot be sparse");
     const size_t entries = refs[0].raw_len / w;
     if (refs[0].raw_len % w != 0 || entries == 0 || entries > kMaxPaletteEntries)
       return corrupt("palette holds " + std::to_string(refs[0].raw_len) + " bytes, not 1..256 elements");
@@ -319,6 +372,16 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], ptrs[0]));
     ZT_RETURN_IF_ERROR(materialize(refs[1], ctx, scratch[1], ptrs[1]));
     if (!palette_decode(ptrs[0], entries, ptrs[1], n, w, out.data())) return corrupt("palette index out of range");
+    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
+    return {};
+  }
+
+  if (t == Transform::paired_field_split) {
+    std::vector<uint32_t> raw_lens(n_streams);
+    for (size_t i = 0; i < n_streams; ++i) raw_lens[i] = refs[i].raw_len;
+    ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
+    for (size_t i = 0; i < n_streams; ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
+    ZT_RETURN_IF_ERROR(paired_merge(dtype, ptrs.data(), raw_lens[0], n, out.data()));
     if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
     return {};
   }

@@ -20,7 +20,14 @@ struct ChunkEncodeOptions {
   // When set (from rank_transforms on the whole input), chunks skip their
   // own sampling and try these (transform | sparse flag) ids in order.
   const std::vector<uint8_t>* ranking = nullptr;
+  // Effort fast on floats without palette or sparse structure: the lean
+  // transform and encode_lean per stream, no ranking or coder search.
+  bool lean = false;
 };
+
+// True when `data` (a float dtype) shows no sign of palette or sparse
+// structure on a sample, so every chunk can take the lean path.
+bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
 
 // Ranks the candidate transforms (ids | kSparseFlag) for `data` by estimated
 // size on a sample, best first. Small chunks of one input share one ranking:

@@ -76,6 +76,12 @@ double estimate_coded_size(std::span<const uint8_t> in);
 // appends the payload to `out`; returns the method used.
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out);
 
+// Effort fast on field-split floats. An exponent stream goes straight to
+// rANS order-0; any other stream is stored when a sampled histogram says it
+// is noise (the usual mantissa) and otherwise gets encode_best's search.
+Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
+                   std::vector<uint8_t>& out);
+
 // Decodes a stream coded with `method` into exactly out.size() bytes.
 // `allow_context_coders` is false for Z4AI frames (methods 4..6 are ZARA only).
 zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,

@@ -20,6 +20,12 @@ constexpr size_t kZstdSampleBytes = 128 * 1024;
 // at most kZstdSampleBytes), so small chunks do not pay a probe as big as the stream.
 constexpr size_t kZstdMinSampleBytes = 32 * 1024;
 constexpr size_t kPairSampleBytes = 256 * 1024;
+// The lean path samples kLeanSampleRuns spread runs of kLeanRunBytes; a
+// stream whose sample carries at least kLeanNoiseBits per byte is stored (an
+// i.i.d. uniform 4 KiB sample measures ~7.95: the bias of a small sample).
+constexpr size_t kLeanSampleRuns = 16;
+constexpr size_t kLeanRunBytes = 256;
+constexpr double kLeanNoiseBits = 7.9;
 
 double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
   if (total == 0) return 0;
@@ -118,7 +124,49 @@ void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
   }
 }
 
+bool sample_looks_like_noise(std::span<const uint8_t> in) {
+  uint32_t hist[4][256] = {};
+  size_t total = 0;
+  auto count = [&](const uint8_t* p, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      ++hist[0][p[i]];
+      ++hist[1][p[i + 1]];
+      ++hist[2][p[i + 2]];
+      ++hist[3][p[i + 3]];
+    }
+    for (; i < n; ++i) ++hist[0][p[i]];
+    total += n;
+  };
+  if (in.size() <= kLeanSampleRuns * kLeanRunBytes * 2) {
+    count(in.data(), in.size());
+  } else {
+    const size_t stride = (in.size() - kLeanRunBytes) / (kLeanSampleRuns - 1);
+    for (size_t r = 0; r < kLeanSampleRuns; ++r) count(in.data() + r * stride, kLeanRunBytes);
+  }
+  uint32_t sum[256];
+  for (int k = 0; k < 256; ++k) sum[k] = hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
+  return entropy_bits(sum, 256, total) >= kLeanNoiseBits;
+}
+
 }  // namespace
+
+Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
+                   std::vector<uint8_t>& out) {
+  if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {
+    if (exponent) {
+      const size_t base = out.size();
+      if (encode_rans(in, 0, out) && out.size() - base < in.size()) return Method::rans0;
+      out.resize(base);
+    } else if (!sample_looks_like_noise(in)) {
+      // Mantissa bytes with structure (quantised or repeated values): rare
+      // enough to afford the full search, which also tries zstd.
+      return encode_best(in, policy, out);
+    }
+  }
+  out.insert(out.end(), in.begin(), in.end());
+  return Method::stored;
+}
 
 double estimate_coded_size(std::span<const uint8_t> in) {
   if (in.size() < kMinCodedBytes) return double(in.size());

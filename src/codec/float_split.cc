@@ -2,34 +2,23 @@
 // sign and mantissa, so the low-entropy exponent is coded on its own. The
 // split is a bijection on bits; merge masks every field so any stream bytes
 // (even corrupt ones) give defined output, later caught by the checksum.
+// bf16 and fp32, the common weight types, run SIMD kernels (field_kernels.h).
 #include <cstring>
 
+#include "codec/field_kernels.h"
 #include "codec/transforms.h"
 
 namespace z4ai::detail {
 namespace {
 
 inline uint16_t ld16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-inline uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
 inline uint64_t ld64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
 inline void st16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
-inline void st32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 inline void st64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 // bf16 s1 e8 m7 -> [exponent] [sign<<7 | mantissa]
-void bf16_split(const uint8_t* src, size_t n, uint8_t* const* s) {
-  uint8_t *e = s[0], *sm = s[1];
-  for (size_t i = 0; i < n; ++i) {
-    uint16_t v = ld16(src + 2 * i);
-    e[i] = uint8_t(v >> 7);
-    sm[i] = uint8_t(((v >> 8) & 0x80) | (v & 0x7F));
-  }
-}
-void bf16_merge(const uint8_t* const* s, size_t n, uint8_t* dst) {
-  const uint8_t *e = s[0], *sm = s[1];
-  for (size_t i = 0; i < n; ++i)
-    st16(dst + 2 * i, uint16_t((sm[i] & 0x80) << 8 | e[i] << 7 | (sm[i] & 0x7F)));
-}
+void bf16_split(const uint8_t* src, size_t n, uint8_t* const* s) { bf16_split_kernel(src, n, s[0], s[1]); }
+void bf16_merge(const uint8_t* const* s, size_t n, uint8_t* dst) { bf16_merge_kernel(s[0], s[1], n, dst); }
 
 // fp16 s1 e5 m10 -> [exponent] [mantissa low 8] [sign<<2 | mantissa high 2]
 void fp16_split(const uint8_t* src, size_t n, uint8_t* const* s) {
@@ -48,22 +37,8 @@ void fp16_merge(const uint8_t* const* s, size_t n, uint8_t* dst) {
 }
 
 // fp32 s1 e8 m23 -> [exponent] [sign<<7 | mantissa 22..16] [m 15..8] [m 7..0]
-void fp32_split(const uint8_t* src, size_t n, uint8_t* const* s) {
-  uint8_t *e = s[0], *sm = s[1], *m1 = s[2], *m0 = s[3];
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t v = ld32(src + 4 * i);
-    e[i] = uint8_t(v >> 23);
-    sm[i] = uint8_t(((v >> 24) & 0x80) | ((v >> 16) & 0x7F));
-    m1[i] = uint8_t(v >> 8);
-    m0[i] = uint8_t(v);
-  }
-}
-void fp32_merge(const uint8_t* const* s, size_t n, uint8_t* dst) {
-  const uint8_t *e = s[0], *sm = s[1], *m1 = s[2], *m0 = s[3];
-  for (size_t i = 0; i < n; ++i)
-    st32(dst + 4 * i, uint32_t(sm[i] & 0x80) << 24 | uint32_t(e[i]) << 23 | uint32_t(sm[i] & 0x7F) << 16 |
-                          uint32_t(m1[i]) << 8 | m0[i]);
-}
+void fp32_split(const uint8_t* src, size_t n, uint8_t* const* s) { fp32_split_kernel(src, n, s[0], s[1], s[2], s[3]); }
+void fp32_merge(const uint8_t* const* s, size_t n, uint8_t* dst) { fp32_merge_kernel(s[0], s[1], s[2], s[3], n, dst); }
 
 // fp64 s1 e11 m52 -> [exponent low 8] [sign<<7 | exponent high 3 <<4 | m 51..48]
 //                    [m 47..40] ... [m 7..0]

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "codec/paired_split.h"
+
 namespace z4ai::detail {
 
 uint32_t stream_count(Transform t, DType dtype) {
@@ -11,6 +13,7 @@ uint32_t stream_count(Transform t, DType dtype) {
     case Transform::byte_planes: return dtype_width(dtype);
     case Transform::field_split: return field_stream_count(dtype);
     case Transform::palette: return dtype_width(dtype) >= 2 ? 2 : 0;
+    case Transform::paired_field_split: return paired_stream_count(dtype);
   }
   return 0;
 }
@@ -27,7 +30,8 @@ void forward_transform(Transform t, DType dtype, const uint8_t* src, size_t n, u
       return;
     case Transform::byte_planes: return split_planes(src, n, dtype_width(dtype), streams);
     case Transform::field_split: return field_split(dtype, src, n, streams);
-    case Transform::palette: return;  // chunk_codec.cc
+    case Transform::palette:
+    case Transform::paired_field_split: return;  // chunk_codec.cc
   }
 }
 
@@ -38,7 +42,8 @@ void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, 
       return;
     case Transform::byte_planes: return join_planes(streams, n, dtype_width(dtype), dst);
     case Transform::field_split: return field_merge(dtype, streams, n, dst);
-    case Transform::palette: return;  // chunk_codec.cc
+    case Transform::palette:
+    case Transform::paired_field_split: return;  // chunk_codec.cc
   }
 }
 

@@ -16,15 +16,16 @@ enum class Transform : uint8_t {
   byte_planes = 1,  // stream j = byte j of every element
   field_split = 2,  // floats: exponent stream(s) apart from sign+mantissa
   palette = 3,      // <= 256 distinct values: value table + index stream (palette.h)
+  paired_field_split = 4,  // bf16/fp32: exponents as nibble pairs (paired_split.h)
 };
-inline constexpr uint8_t kTransformCount = 4;
+inline constexpr uint8_t kTransformCount = 5;
 // Transform byte flag: an element bitmap of nonzeros precedes the streams and
 // only nonzero elements are transformed (sparse_path.h).
 inline constexpr uint8_t kSparseFlag = 0x80;
 
 // Streams produced for n elements; 0 if the transform does not apply to dtype.
-// The palette transform is handled by chunk_codec.cc itself (its first
-// stream's length is the palette size, not n).
+// The palette and paired transforms are handled by chunk_codec.cc itself
+// (their stream lengths are not all n).
 uint32_t stream_count(Transform t, DType dtype);
 // Bytes in each stream for n elements.
 inline size_t stream_length(Transform t, DType dtype, size_t n_elems) {

@@ -37,6 +37,11 @@ constexpr double kZstdProbeMargin = 0.97;
 // any thread count.
 constexpr uint64_t kTargetChunks = 4;
 constexpr uint32_t kMinChunkBytes = 128u << 10;
+// The lean path (floats without palette or sparse structure) cuts every
+// input into chunks of 256 Ki elements: each rANS table then follows local
+// statistics (tensors of different scale share a buffer), a 1 MB tensor is
+// shared by two cores, and a table costs ~0.3 % of a chunk.
+constexpr uint64_t kLeanChunkElements = uint64_t{256} << 10;
 // Inputs from this size run the checksum beside the chunk coding.
 constexpr size_t kOverlapMinBytes = size_t{1} << 20;
 
@@ -84,14 +89,31 @@ uint32_t fast_chunk_bytes(size_t size) {
   return c;
 }
 
-std::vector<uint8_t> build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
-                                   uint64_t digest) {
+// A chunked frame before assembly: header + length table, then the bodies.
+// Kept apart so the caller's buffer (a Python bytes object) receives the
+// frame in one copy once its size is known.
+struct ChunkedFrame {
+  std::vector<uint8_t> head;
+  std::vector<std::vector<uint8_t>> bodies;
+  size_t size = 0;
+  void write(uint8_t* dst) const {
+    std::memcpy(dst, head.data(), head.size());
+    dst += head.size();
+    for (const auto& b : bodies) {
+      if (!b.empty()) std::memcpy(dst, b.data(), b.size());
+      dst += b.size();
+    }
+  }
+};
+
+ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
   const uint64_t cb = plan.chunk_bytes;
   const size_t n_chunks = size_t((data.size() + cb - 1) / cb);
-  std::vector<std::vector<uint8_t>> bodies(n_chunks);
+  ChunkedFrame f;
+  f.bodies.resize(n_chunks);
   ChunkEncodeOptions opts = plan.chunk;
   std::vector<uint8_t> ranking;
-  if (opts.auto_select && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
+  if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
     ranking = detail::rank_transforms(data, dtype, opts);
@@ -99,30 +121,18 @@ std::vector<uint8_t> build_chunked(std::span<const uint8_t> data, DType dtype, c
   }
   detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
     size_t off = size_t(i * cb);
-    bodies[i] = detail::encode_chunk(data.subspan(off, std::min<size_t>(size_t(cb), data.size() - off)), dtype, opts);
+    f.bodies[i] = detail::encode_chunk(data.subspan(off, std::min<size_t>(size_t(cb), data.size() - off)), dtype, opts);
   });
-  FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), digest, plan.chunk_bytes, uint32_t(n_chunks)};
-  size_t total = detail::kFrameHeaderBytes + 4 * n_chunks;
-  for (const auto& b : bodies) total += b.size();
-  // Appends into reserved capacity: no zero-fill of the (large) frame.
-  std::vector<uint8_t> frame(detail::kFrameHeaderBytes + 4 * n_chunks);
-  frame.reserve(total);
-  detail::write_frame_header(h, frame.data());
-  size_t pos = detail::kFrameHeaderBytes;
-  for (const auto& b : bodies) {
-    detail::store_u32(frame.data() + pos, uint32_t(b.size()));
-    pos += 4;
+  // The digest is patched in by the caller (it may run beside the coding).
+  FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), 0, plan.chunk_bytes, uint32_t(n_chunks)};
+  f.head.resize(detail::kFrameHeaderBytes + 4 * n_chunks);
+  detail::write_frame_header(h, f.head.data());
+  f.size = f.head.size();
+  for (size_t i = 0; i < n_chunks; ++i) {
+    detail::store_u32(f.head.data() + detail::kFrameHeaderBytes + 4 * i, uint32_t(f.bodies[i].size()));
+    f.size += f.bodies[i].size();
   }
-  if (n_chunks == 1) {
-    // One body: it already is most of the frame; prepend the header instead of copying.
-    bodies[0].insert(bodies[0].begin(), frame.begin(), frame.end());
-    return std::move(bodies[0]);
-  }
-  for (auto& b : bodies) {
-    frame.insert(frame.end(), b.begin(), b.end());
-    std::vector<uint8_t>().swap(b);  // release as we go: peak memory stays ~1x
-  }
-  return frame;
+  return f;
 }
 
 bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int level, uint64_t digest,
@@ -131,10 +141,6 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
   FrameHeader h{zara, dtype, FrameMode::whole_zstd, data.size(), digest, 0, 0};
   detail::write_frame_header(h, frame.data());
   return detail::encode_zstd(data, level, frame);
-}
-
-void keep_smaller(std::vector<uint8_t>& best, std::vector<uint8_t>&& cand) {
-  if (cand.size() < best.size()) best = std::move(cand);
 }
 
 // True when zstd on a few spread windows compresses nearly as well as the
@@ -158,21 +164,27 @@ bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_byt
 
 }  // namespace
 
-zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& o) {
+zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
   ZT_ASSIGN_OR_RETURN(DType dtype, parse_dtype(o.dtype));
   if (o.level != -1 && (o.level < 1 || o.level > 22))
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::invalid_argument,
-                                            "z4ai: level " + std::to_string(o.level) + " is outside 1..22");
+    return {zt::ErrorCode::invalid_argument, "z4ai: level " + std::to_string(o.level) + " is outside 1..22"};
   if (data.size() > kMaxFrameOriginalBytes)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit");
+    return {zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit"};
   const int level = o.level == -1 ? kDefaultZstdLevel : o.level;
   Plan plan = make_plan(o, level);
-  if (!plan.zara) plan.chunk_bytes = fast_chunk_bytes(data.size());
   // Long-range repeats (tied or copied weights) are found first: then the
   // 4 MiB-chunk frame cannot win (each chunk sees only itself), so it is not
   // built; one big chunk whose streams also try zstd with long-distance
   // matching over the whole stream is, beside whole-buffer zstd.
   const bool repeats = o.auto_select && detail::has_long_range_repeats(data);
+  if (!plan.zara) {
+    if (o.auto_select && !repeats && detail::lean_applies(data, dtype, plan.chunk)) {
+      plan.chunk.lean = true;
+      plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(dtype));
+    } else {
+      plan.chunk_bytes = fast_chunk_bytes(data.size());
+    }
+  }
   const bool big_chunk = repeats && data.size() > plan.chunk_bytes;
   if (big_chunk) {
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
@@ -182,27 +194,53 @@ zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const C
   // The checksum is a serial pass over the input: with spare threads it runs
   // beside the chunk coding and is patched into the finished frame header.
   uint64_t digest = 0;
-  std::vector<uint8_t> best;
+  ChunkedFrame chunked;
   if (detail::resolve_threads(o.threads) > 1 && data.size() >= kOverlapMinBytes) {
     std::thread side([&] { digest = detail::xxh3_64(data); });
-    best = build_chunked(data, dtype, plan, o.threads, 0);
+    chunked = build_chunked(data, dtype, plan, o.threads);
     side.join();
   } else {
     digest = detail::xxh3_64(data);
-    best = build_chunked(data, dtype, plan, o.threads, 0);
+    chunked = build_chunked(data, dtype, plan, o.threads);
   }
-  for (int i = 0; i < 8; ++i) best[16 + i] = uint8_t(digest >> (8 * i));
-  if (!o.auto_select || data.empty()) return best;
+  detail::store_u64(chunked.head.data() + 16, digest);
 
-  if (repeats || zstd_probe_close(data, plan.chunk.policy.zstd_level, best.size())) {
-    std::vector<uint8_t> whole;
-    if (build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, digest, whole))
-      keep_smaller(best, std::move(whole));
+  // Whole-buffer zstd replaces the chunked frame only when it is smaller.
+  std::vector<uint8_t> whole;
+  if (o.auto_select && !data.empty() && (repeats || zstd_probe_close(data, plan.chunk.policy.zstd_level, chunked.size))) {
+    const bool built = build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, digest, whole);
+    if (!built || whole.size() >= chunked.size) whole.clear();
   }
-  return best;
+  const size_t size = whole.empty() ? chunked.size : whole.size();
+  uint8_t* dst = alloc(size);
+  if (!dst) return {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(size) + " bytes for the frame"};
+  if (whole.empty()) {
+    chunked.write(dst);
+  } else {
+    std::memcpy(dst, whole.data(), whole.size());
+  }
+  return {};
+}
+
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& o) {
+  std::vector<uint8_t> frame;
+  zt::Status s = compress_to(data, o, [&](size_t n) -> uint8_t* {
+    try {
+      frame.resize(n);
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+    return frame.data();
+  });
+  if (!s.ok()) return zt::Result<std::vector<uint8_t>>(s.code(), s.message());
+  return frame;
 }
 
 namespace {
+
+zt::Status digest_error() {
+  return {zt::ErrorCode::digest_mismatch, "z4ai frame: decoded bytes do not match the stored XXH3-64 checksum"};
+}
 
 zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, std::span<uint8_t> out,
                         unsigned threads) {
@@ -221,19 +259,31 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
     if (offsets[n] != frame.size())
       return {ErrorCode::corrupt_stream, "z4ai frame: chunk lengths add up to " + std::to_string(offsets[n]) +
                                              " bytes, frame has " + std::to_string(frame.size())};
-    std::vector<zt::Status> status(n);
-    detail::parallel_for(n, workers_for(h.original_length, threads), [&](size_t i) {
+    auto decode_one = [&](size_t i) {
       uint64_t off = uint64_t(i) * h.chunk_bytes;
       size_t len = size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off));
-      status[i] = detail::decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
-                                       out.subspan(size_t(off), len));
-    });
-    for (size_t i = 0; i < n; ++i)
-      if (!status[i].ok())
-        return {status[i].code(), "chunk " + std::to_string(i) + ": " + status[i].message()};
+      zt::Status s = detail::decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
+                                          out.subspan(size_t(off), len));
+      if (!s.ok()) return zt::Status(s.code(), "chunk " + std::to_string(i) + ": " + s.message());
+      return zt::Status();
+    };
+    const unsigned workers = workers_for(h.original_length, threads);
+    if (workers <= 1) {
+      // One thread: hash each chunk right after decoding it, while it is in cache.
+      detail::Xxh3Stream hash;
+      for (size_t i = 0; i < n; ++i) {
+        ZT_RETURN_IF_ERROR(decode_one(i));
+        uint64_t off = uint64_t(i) * h.chunk_bytes;
+        hash.update(out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off))));
+      }
+      if (hash.digest() != h.digest) return digest_error();
+      return {};
+    }
+    std::vector<zt::Status> status(n);
+    detail::parallel_for(n, workers, [&](size_t i) { status[i] = decode_one(i); });
+    for (size_t i = 0; i < n; ++i) ZT_RETURN_IF_ERROR(status[i]);
   }
-  if (detail::xxh3_64(out) != h.digest)
-    return {ErrorCode::digest_mismatch, "z4ai frame: decoded bytes do not match the stored XXH3-64 checksum"};
+  if (detail::xxh3_64(out) != h.digest) return digest_error();
   return {};
 }
 

@@ -83,7 +83,7 @@ TEST(Z4aiRoundTrip, MidSizedInputIsSplitIntoChunksAndThreadIndependent) {
   ASSERT_GE(f1.size(), 32u);
   uint32_t n_chunks = 0;
   std::memcpy(&n_chunks, &f1[28], 4);
-  EXPECT_GE(n_chunks, 4u);
+  EXPECT_GE(n_chunks, 2u);
   for (unsigned t : {1u, 2u}) {
     auto back = decompress(f1, t);
     ASSERT_TRUE(back.ok()) << back.status().to_string();
