@@ -16,6 +16,8 @@ namespace {
 
 // A chunk with at least this share of all-zero elements tries the sparse path.
 constexpr double kSparseMinZeroShare = 0.125;
+// Above this share of all-zero elements the lean path is not taken.
+constexpr double kLeanMaxZeroShare = 0.01;
 constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_len
 
 // A byte vector whose resize() leaves new bytes uninitialised: every stream
@@ -256,6 +258,9 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeO
   const uint32_t w = dtype_width(dtype);
   const std::vector<uint8_t> sample = sample_elements(data.data(), data.size() / w, w);
   const size_t ns = sample.size() / w;
+  // Exact zeros beyond a trace mean quantised or pruned values, whose
+  // streams repay the full coder search (trained weights have almost none).
+  if (double(count_zero_elements(sample.data(), ns, w)) > kLeanMaxZeroShare * double(ns)) return false;
   for (const Candidate& c : candidates_for(sample.data(), ns, dtype, o))
     if (c.sparse || c.transform == Transform::palette) return false;
   return true;
