@@ -32,6 +32,13 @@ inline constexpr size_t kZstdLdmMinBytes = size_t{8} << 20;
 inline constexpr size_t kMaxStreamBytes = size_t{1} << 30;
 
 bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& out);
+// zstd with long-distance matching and a window over all of `in`, whatever
+// its size. literal_bias throttles the short-range matcher (see
+// entropy_zstd.cc): for streams whose only redundancy is long copies.
+// Returns false (and leaves `out` as it was) when the frame would exceed
+// max_bytes.
+bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias, std::vector<uint8_t>& out,
+                      size_t max_bytes = SIZE_MAX);
 bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
 bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
 bool encode_brotli(std::span<const uint8_t> in, int quality, int lgwin, std::vector<uint8_t>& out);
@@ -66,6 +73,9 @@ struct EntropyPolicy {
   // the best fast coder by this factor to be chosen.
   double slow_decode_margin = 1.0;
   bool zstd_everywhere = false;  // also try zstd on noise-like streams (long repeats)
+  // The input has long-range repeats: encode_best hands every stream to
+  // encode_repeat_stream (repeat_path.h).
+  bool long_repeats = false;
 };
 
 // Estimated coded size of `in` in bytes (order-0/1 entropy, capped at the

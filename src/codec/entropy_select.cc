@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codec/entropy.h"
+#include "codec/repeat_path.h"
 
 namespace z4ai::detail {
 namespace {
@@ -178,6 +179,7 @@ double estimate_coded_size(std::span<const uint8_t> in) {
 }
 
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vector<uint8_t>& out) {
+  if (p.long_repeats) return encode_repeat_stream(in, p, out);
   Best best;
   best.size = in.size();  // stored
   if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {

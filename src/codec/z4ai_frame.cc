@@ -9,6 +9,7 @@
 #include "codec/chunk_codec.h"
 #include "codec/digest.h"
 #include "codec/frame_format.h"
+#include "codec/repeat_path.h"
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
 #include "z4ai/codec.h"
@@ -137,12 +138,13 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
   return f;
 }
 
-bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int level, uint64_t digest,
-                      std::vector<uint8_t>& frame) {
+bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int level, bool long_window,
+                      uint64_t digest, std::vector<uint8_t>& frame) {
   frame.assign(detail::kFrameHeaderBytes, 0);
   FrameHeader h{zara, dtype, FrameMode::whole_zstd, data.size(), digest, 0, 0};
   detail::write_frame_header(h, frame.data());
-  return detail::encode_zstd(data, level, frame);
+  return long_window ? detail::encode_zstd_long(data, level, /*literal_bias=*/false, frame)
+                     : detail::encode_zstd(data, level, frame);
 }
 
 // True when zstd on a few spread windows compresses nearly as well as the
@@ -176,8 +178,8 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
   Plan plan = make_plan(o, level);
   // Long-range repeats (tied or copied weights) are found first: then the
   // 4 MiB-chunk frame cannot win (each chunk sees only itself), so it is not
-  // built; one big chunk whose streams also try zstd with long-distance
-  // matching over the whole stream is, beside whole-buffer zstd.
+  // built; one big chunk is, whose streams go to the repeat coder
+  // (repeat_path.h: zstd with long-distance matching over the whole stream).
   const bool repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (!plan.zara) {
     if (o.auto_select && !repeats && detail::lean_applies(data, dtype, plan.chunk)) {
@@ -187,11 +189,11 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
       plan.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
-  const bool big_chunk = repeats && data.size() > plan.chunk_bytes;
-  if (big_chunk) {
+  if (repeats) {
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
     while (plan.chunk_bytes < data.size() && plan.chunk_bytes < detail::kMaxChunkBytes) plan.chunk_bytes *= 2;
-    plan.chunk.policy.zstd_everywhere = true;
+    plan.chunk.policy.long_repeats = true;
+    plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
   // The checksum is a serial pass over the input: with spare threads it runs
   // beside the chunk coding and is patched into the finished frame header.
@@ -208,9 +210,13 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
   detail::store_u64(chunked.head.data() + 16, digest);
 
   // Whole-buffer zstd replaces the chunked frame only when it is smaller.
+  // With repeats the frame's ratio includes them, so the window probe compares
+  // like with like instead (repeat_path.h); the candidate then also uses LDM.
   std::vector<uint8_t> whole;
-  if (o.auto_select && !data.empty() && (repeats || zstd_probe_close(data, plan.chunk.policy.zstd_level, chunked.size))) {
-    const bool built = build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, digest, whole);
+  if (o.auto_select && !data.empty() &&
+      (repeats ? detail::whole_zstd_may_win(data, dtype, plan.chunk.policy)
+               : zstd_probe_close(data, plan.chunk.policy.zstd_level, chunked.size))) {
+    const bool built = build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, repeats, digest, whole);
     if (!built || whole.size() >= chunked.size) whole.clear();
   }
   const size_t size = whole.empty() ? chunked.size : whole.size();
