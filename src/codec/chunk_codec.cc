@@ -253,7 +253,7 @@ std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype,
   return ids;
 }
 
-bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
+bool lean_applies(std::span<const uint8_t> data, DType dtype) {
   if (primary_transform(dtype) != Transform::field_split) return false;
   const uint32_t w = dtype_width(dtype);
   const std::vector<uint8_t> sample = sample_elements(data.data(), data.size() / w, w);
@@ -261,9 +261,9 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeO
   // Exact zeros beyond a trace mean quantised or pruned values, whose
   // streams repay the full coder search (trained weights have almost none).
   if (double(count_zero_elements(sample.data(), ns, w)) > kLeanMaxZeroShare * double(ns)) return false;
-  for (const Candidate& c : candidates_for(sample.data(), ns, dtype, o))
-    if (c.sparse || c.transform == Transform::palette) return false;
-  return true;
+  // With almost no zeros the sparse variant cannot be a candidate: the
+  // palette is the only other structure to rule out.
+  return !palette_plausible(sample.data(), ns, w);
 }
 
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {

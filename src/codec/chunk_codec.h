@@ -25,9 +25,9 @@ struct ChunkEncodeOptions {
   bool lean = false;
 };
 
-// True when `data` (a float dtype) shows no sign of palette or sparse
-// structure on a sample, so every chunk can take the lean path.
-bool lean_applies(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
+// True when `data` (a float dtype) shows no sign of palette, sparse or
+// quantised structure on a sample, so every chunk can take the lean path.
+bool lean_applies(std::span<const uint8_t> data, DType dtype);
 
 // Ranks the candidate transforms (ids | kSparseFlag) for `data` by estimated
 // size on a sample, best first. Small chunks of one input share one ranking:

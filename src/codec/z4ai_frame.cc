@@ -1,5 +1,7 @@
 // Z4AI / ZARA frames: chunk planning, best-of candidates, parallel coding.
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -182,7 +184,7 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
   // (repeat_path.h: zstd with long-distance matching over the whole stream).
   const bool repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (!plan.zara) {
-    if (o.auto_select && !repeats && detail::lean_applies(data, dtype, plan.chunk)) {
+    if (o.auto_select && !repeats && detail::lean_applies(data, dtype)) {
       plan.chunk.lean = true;
       plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(dtype));
     } else {
@@ -267,31 +269,47 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
     if (offsets[n] != frame.size())
       return {ErrorCode::corrupt_stream, "z4ai frame: chunk lengths add up to " + std::to_string(offsets[n]) +
                                              " bytes, frame has " + std::to_string(frame.size())};
+    auto chunk_of = [&](size_t i) {
+      const uint64_t off = uint64_t(i) * h.chunk_bytes;
+      return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
+    };
     auto decode_one = [&](size_t i) {
-      uint64_t off = uint64_t(i) * h.chunk_bytes;
-      size_t len = size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off));
       zt::Status s = detail::decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
-                                          out.subspan(size_t(off), len));
+                                          chunk_of(i));
       if (!s.ok()) return zt::Status(s.code(), "chunk " + std::to_string(i) + ": " + s.message());
       return zt::Status();
     };
+    // The checksum is fed chunk by chunk in order while the chunks are still
+    // in cache: by the only thread, or by the calling thread between its own
+    // chunks as the decoded prefix grows; the rest after the others finish.
     const unsigned workers = workers_for(h.original_length, threads);
-    if (workers <= 1) {
-      // One thread: hash each chunk right after decoding it, while it is in cache.
-      detail::Xxh3Stream hash;
-      for (size_t i = 0; i < n; ++i) {
-        ZT_RETURN_IF_ERROR(decode_one(i));
-        uint64_t off = uint64_t(i) * h.chunk_bytes;
-        hash.update(out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off))));
-      }
-      if (hash.digest() != h.digest) return digest_error();
-      return {};
-    }
     std::vector<zt::Status> status(n);
-    detail::parallel_for(n, workers, [&](size_t i) { status[i] = decode_one(i); });
+    std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
+    for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
+    std::atomic<size_t> next{0};
+    auto decode_next = [&] {
+      const size_t i = next.fetch_add(1);
+      if (i >= n) return false;
+      status[i] = decode_one(i);
+      done[i].store(true, std::memory_order_release);
+      return true;
+    };
+    detail::Xxh3Stream hash;
+    size_t hashed = 0;
+    auto hash_ready = [&] {
+      for (; hashed < n && done[hashed].load(std::memory_order_acquire) && status[hashed].ok(); ++hashed)
+        hash.update(chunk_of(hashed));
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < workers && t < n; ++t) pool.emplace_back([&] { while (decode_next()) {} });
+    while (decode_next()) hash_ready();
+    for (auto& th : pool) th.join();
     for (size_t i = 0; i < n; ++i) ZT_RETURN_IF_ERROR(status[i]);
+    hash_ready();
+    if (hash.digest() != h.digest) return digest_error();
+    return {};
   }
-  if (detail::xxh3_64(out) != h.digest) return digest_error();
+  if (detail::xxh3_64(out) != h.digest) return digest_error();  // whole-buffer zstd
   return {};
 }
 
