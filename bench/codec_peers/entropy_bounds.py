@@ -9,6 +9,12 @@ bytes, (b) the exponent coded order-1 (on the previous exponent) and the
 sign+mantissa bits coded order-0 given the exponent. Any field-split codec
 with order-0/order-1 entropy stages sits at or below these ratios, so they
 tell whether a size target against ZipNN is reachable by entropy coding.
+
+For bf16 it also prints (c) a context-model bound: each tensor coded apart,
+the exponent and sign+mantissa conditioned on the quantised scale of the
+element's row and column (log2 of their RMS, 1/4-binade steps; the side
+information is not counted) -- what a context-mixing coder that learns
+per-row and per-column scales could approach.
 """
 
 from __future__ import annotations
@@ -58,6 +64,27 @@ def main() -> None:
         print(f"{dt}: {n / 1e6:.1f} MB  exponent H0 {h(np.bincount(exp)) / exp.size:.3f} bit/elem  "
               f"order-0 split bound ratio {total_bits / o0:.4f}  order-1 exp + mantissa|exp bound ratio "
               f"{total_bits / o1:.4f}")
+    print(f"bf16: per-tensor row/column-scale context bound ratio {scale_context_bound(model):.4f}")
+
+
+def scale_context_bound(model) -> float:
+    """Ratio of (c) for bf16: per tensor, exponent | prev exponent + row/column scale."""
+    total_bits = coded = 0.0
+    for _, a in model:
+        bits = np.frombuffer(corpus._cast(a, "bf16").tobytes(), np.uint16).astype(np.int64)
+        exp, sm = (bits >> 7) & 0xFF, ((bits >> 15) << 7) | (bits & 0x7F)
+        total_bits += bits.size * 16
+        prev = np.concatenate([[0], exp[:-1]])
+        if a.ndim == 2 and min(a.shape) > 1:
+            x = np.abs(a.astype(np.float64))
+            lr = np.log2(np.sqrt((x ** 2).mean(1)) + 1e-30)
+            lc = np.log2(np.sqrt((x ** 2).mean(0)) + 1e-30)
+            lt = np.log2(np.sqrt((x ** 2).mean()) + 1e-30)
+            ctx = np.clip(np.round((lr[:, None] + lc[None, :] - lt) * 4), -80, 80).astype(np.int64).ravel() + 80
+            coded += h_cond(ctx * 256 + prev, exp, 256) + h_cond(ctx * 256 + exp, sm, 256)
+        else:
+            coded += h_cond(prev, exp, 256) + h_cond(exp, sm, 256)
+    return total_bits / coded
 
 
 if __name__ == "__main__":

@@ -1,22 +1,22 @@
 #include "common/page_advice.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14 uapi value; older kernels return EINVAL
+#endif
+
 namespace zt {
 
-void advise_huge_pages(void* data, size_t size) {
-#ifdef MADV_HUGEPAGE
-  if (size < kHugePageAdviceMinBytes) return;
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHuge - 1);
-  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)size;
-#endif
+void prefault_pages(void* data, size_t size) {
+  if (size < kPrefaultMinBytes) return;
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(page - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }
 
 }  // namespace zt
