@@ -44,7 +44,6 @@ nb::object decode_to_bytes(uint64_t n, Fill&& fill) {
   if (!raw) throw nb::python_error();
   nb::object obj = nb::steal(raw);
   std::span<uint8_t> out(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n));
-  zt::prefault_pages(out.data(), out.size());
   zt::Status s;
   {
     nb::gil_scoped_release release;
@@ -90,7 +89,7 @@ NB_MODULE(_z4ai, m) {
               return nullptr;
             }
             result = nb::steal(raw);
-            zt::prefault_pages(PyBytes_AS_STRING(raw), n);
+            if (n >= zt::kPrefaultMinBytes) zt::prefault_pages(PyBytes_AS_STRING(raw), n);
             return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw));
           });
         }

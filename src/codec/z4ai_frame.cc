@@ -14,6 +14,7 @@
 #include "codec/repeat_path.h"
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
+#include "common/page_advice.h"
 #include "z4ai/codec.h"
 
 namespace z4ai {
@@ -273,7 +274,11 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
       const uint64_t off = uint64_t(i) * h.chunk_bytes;
       return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
     };
+    // A large output is usually fresh memory: each chunk's pages are faulted
+    // in by the thread that decodes it, in one call (page_advice.h).
+    const bool prefault = out.size() >= zt::kPrefaultMinBytes;
     auto decode_one = [&](size_t i) {
+      if (prefault) zt::prefault_pages(chunk_of(i).data(), chunk_of(i).size());
       zt::Status s = detail::decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
                                           chunk_of(i));
       if (!s.ok()) return zt::Status(s.code(), "chunk " + std::to_string(i) + ": " + s.message());

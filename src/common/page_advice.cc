@@ -12,7 +12,6 @@
 namespace zt {
 
 void prefault_pages(void* data, size_t size) {
-  if (size < kPrefaultMinBytes) return;
   const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(page - 1);

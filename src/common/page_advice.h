@@ -10,8 +10,10 @@
 
 namespace zt {
 
-// Buffers smaller than this are left alone (few faults, and often recycled
-// heap memory that is already mapped).
+// Callers prefault only buffers of at least this size: smaller ones have few
+// faults and are often recycled heap memory that is already mapped. A
+// decoder prefaults chunk by chunk in the thread that fills the chunk, so
+// the page work stays parallel.
 inline constexpr size_t kPrefaultMinBytes = size_t{8} << 20;
 
 // Advisory: on kernels without MADV_POPULATE_WRITE (< 5.14) nothing happens.
