@@ -2,6 +2,8 @@
 
 #include <xxhash.h>
 
+#include <new>
+
 namespace z4ai::detail {
 
 uint64_t xxh3_64(std::span<const uint8_t> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
@@ -10,6 +12,9 @@ uint64_t xxh3_64(std::span<const uint8_t> bytes) { return XXH3_64bits(bytes.data
 // is allocated by the library.
 struct Xxh3Stream::State {
   XXH3_state_t* s = XXH3_createState();
+  State() {
+    if (!s) throw std::bad_alloc();  // like any other allocation in the codec
+  }
   ~State() { XXH3_freeState(s); }
 };
 
