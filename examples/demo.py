@@ -41,6 +41,7 @@ def main() -> None:
             ("raw", {}),
             ("zstd", {"compression": "zstd"}),
             ("zstd+sha256", {"compression": "zstd", "checksum": "sha256"}),
+            ("z4ai", {"compression": "z4ai"}),
         ]:
             path = os.path.join(tmp, f"minilm-{label}.zt")
 
