@@ -8,6 +8,7 @@
 
 #include "codec/byte_io.h"
 #include "codec/entropy.h"
+#include "codec/histogram.h"
 
 namespace z4ai::detail {
 namespace {
@@ -36,18 +37,10 @@ std::vector<uint32_t> block_histograms(std::span<const uint8_t> in) {
   const size_t nb = (in.size() + base - 1) / base;
   std::vector<uint32_t> hist(nb * 256, 0);
   for (size_t b = 0; b < nb; ++b) {
-    // Four tables so runs of one byte value do not serialise on one counter.
-    uint32_t h[4][256] = {};
-    size_t i = b * base, end = std::min(in.size(), i + base);
-    for (; i + 4 <= end; i += 4) {
-      ++h[0][in[i]];
-      ++h[1][in[i + 1]];
-      ++h[2][in[i + 2]];
-      ++h[3][in[i + 3]];
-    }
-    for (; i < end; ++i) ++h[0][in[i]];
-    uint32_t* out = &hist[b * 256];
-    for (int s = 0; s < 256; ++s) out[s] = h[0][s] + h[1][s] + h[2][s] + h[3][s];
+    Histogram4 h = {};
+    const size_t begin = b * base, end = std::min(in.size(), begin + base);
+    count_bytes(h, in.data() + begin, end - begin);
+    sum_histogram(h, &hist[b * 256]);
   }
   return hist;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codec/entropy.h"
+#include "codec/histogram.h"
 #include "codec/repeat_path.h"
 
 namespace z4ai::detail {
@@ -126,17 +127,10 @@ void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
 }
 
 bool sample_looks_like_noise(std::span<const uint8_t> in) {
-  uint32_t hist[4][256] = {};
+  Histogram4 hist = {};
   size_t total = 0;
   auto count = [&](const uint8_t* p, size_t n) {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      ++hist[0][p[i]];
-      ++hist[1][p[i + 1]];
-      ++hist[2][p[i + 2]];
-      ++hist[3][p[i + 3]];
-    }
-    for (; i < n; ++i) ++hist[0][p[i]];
+    count_bytes(hist, p, n);
     total += n;
   };
   if (in.size() <= kLeanSampleRuns * kLeanRunBytes * 2) {
@@ -146,7 +140,7 @@ bool sample_looks_like_noise(std::span<const uint8_t> in) {
     for (size_t r = 0; r < kLeanSampleRuns; ++r) count(in.data() + r * stride, kLeanRunBytes);
   }
   uint32_t sum[256];
-  for (int k = 0; k < 256; ++k) sum[k] = hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
+  sum_histogram(hist, sum);
   return entropy_bits(sum, 256, total) >= kLeanNoiseBits;
 }
 
