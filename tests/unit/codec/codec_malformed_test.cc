@@ -1,6 +1,7 @@
 // Hostile Z4AI frames: each defect must give its error, never a crash.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "test_data.h"
@@ -109,6 +110,38 @@ TEST(Z4aiMalformed, RandomGarbageAfterValidHeader) {
   auto noise = testing::random_bytes(frame.size() - 32, 99);
   std::copy(noise.begin(), noise.end(), frame.begin() + 32);
   EXPECT_FALSE(decompress(frame).ok());
+}
+
+}  // namespace
+}  // namespace z4ai
+
+namespace z4ai {
+namespace {
+
+// Multi-chunk frames go through the in-order checksum of the threaded
+// decoder: a damaged chunk anywhere, or a wrong digest, fails at 1 and 2
+// threads alike, never returns data and never hangs.
+TEST(Z4aiMalformed, DamageInAnyChunkFailsAtEveryThreadCount) {
+  const auto data = testing::gaussian_bf16(1'300'000);  // 2.6 MB: several chunks
+  CompressOptions o;
+  o.dtype = "bf16";
+  const auto frame = compress(data, o).value();
+  uint32_t n_chunks = 0;
+  std::memcpy(&n_chunks, &frame[28], 4);
+  ASSERT_GE(n_chunks, 3u);
+  for (unsigned threads : {1u, 2u}) {
+    for (double at : {0.3, 0.6, 0.95}) {  // bodies of early, middle and last chunks
+      auto bad = frame;
+      bad[size_t(double(bad.size()) * at)] ^= 0x40;
+      auto r = decompress(bad, threads);
+      EXPECT_FALSE(r.ok()) << "flip at " << at << " threads " << threads;
+    }
+    auto wrong_digest = frame;
+    wrong_digest[16] ^= 1;
+    auto r = decompress(wrong_digest, threads);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), zt::ErrorCode::digest_mismatch);
+  }
 }
 
 }  // namespace
