@@ -10,6 +10,7 @@
 #include "codec/paired_split.h"
 #include "codec/palette.h"
 #include "codec/sparse_path.h"
+#include "codec/thread_pool.h"
 
 namespace z4ai::detail {
 namespace {
@@ -174,7 +175,7 @@ size_t lean_exponent_stream(Transform t) {
 }
 
 std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, const EntropyPolicy& policy,
-                          bool lean = false) {
+                          bool lean = false, unsigned stream_threads = 1) {
   std::vector<uint8_t> body;
   // Worst case is every stream stored: reserve it so appends never reallocate.
   size_t worst = 3 + tail.size() + kStreamHeaderBytes * p.streams.size();
@@ -186,14 +187,31 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
   put_u8(body, uint8_t(p.streams.size()));
   size_t table = body.size();
   body.resize(table + kStreamHeaderBytes * p.streams.size());
-  for (size_t i = 0; i < p.streams.size(); ++i) {
-    size_t before = body.size();
-    Method m = lean ? encode_lean(p.streams[i], i == lean_exponent_stream(p.cand.transform), policy, body)
-                    : encode_best(p.streams[i], policy, body);
+  auto encode = [&](size_t i, std::vector<uint8_t>& out) {
+    return lean ? encode_lean(p.streams[i], i == lean_exponent_stream(p.cand.transform), policy, out)
+                : encode_best(p.streams[i], policy, out);
+  };
+  auto record = [&](size_t i, Method m, size_t coded) {
     uint8_t* h = body.data() + table + kStreamHeaderBytes * i;
     h[0] = uint8_t(m);
     store_u32(h + 1, uint32_t(p.streams[i].size()));
-    store_u32(h + 5, uint32_t(body.size() - before));
+    store_u32(h + 5, uint32_t(coded));
+  };
+  if (stream_threads > 1 && p.streams.size() > 1) {
+    // Each stream into its own buffer on a worker, appended in order after.
+    std::vector<std::vector<uint8_t>> coded(p.streams.size());
+    std::vector<Method> methods(p.streams.size());
+    parallel_for(p.streams.size(), stream_threads, [&](size_t i) { methods[i] = encode(i, coded[i]); });
+    for (size_t i = 0; i < p.streams.size(); ++i) {
+      record(i, methods[i], coded[i].size());
+      put_bytes(body, coded[i]);
+    }
+    return body;
+  }
+  for (size_t i = 0; i < p.streams.size(); ++i) {
+    size_t before = body.size();
+    Method m = encode(i, body);
+    record(i, m, body.size() - before);
   }
   return body;
 }
@@ -274,7 +292,8 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
 
   if (o.lean) return emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true);
 
-  if (!o.auto_select) return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
+  if (!o.auto_select)
+    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
 
   // Rank transforms by their estimated size on a sample of the chunk (or take
   // the input-wide ranking), then transform and encode only the winner (ZARA:
@@ -290,13 +309,13 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
   size_t used = 0;
   for (; used < ranked.size() && best.empty(); ++used) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
-    if (!p.streams.empty()) best = emit(p, tail, o.policy);
+    if (!p.streams.empty()) best = emit(p, tail, o.policy, false, o.stream_threads);
   }
-  if (best.empty()) best = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
+  if (best.empty()) best = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
   if (o.policy.exhaustive && !o.ranking && used < ranked.size() && ranked[used].first < 1.02 * ranked[used - 1].first) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
-      std::vector<uint8_t> alt = emit(p, tail, o.policy);
+      std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads);
       if (alt.size() < best.size()) best = std::move(alt);
     }
   }

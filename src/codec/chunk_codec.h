@@ -23,6 +23,9 @@ struct ChunkEncodeOptions {
   // Effort fast on floats without palette or sparse structure: the lean
   // transform and encode_lean per stream, no ranking or coder search.
   bool lean = false;
+  // A frame of one chunk (the repeat path's big chunk) codes its streams on
+  // up to this many threads; the body is the same for any value.
+  unsigned stream_threads = 1;
 };
 
 // True when `data` (a float dtype) shows no sign of palette, sparse or

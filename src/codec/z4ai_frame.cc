@@ -125,6 +125,8 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
     ranking = detail::rank_transforms(data, dtype, opts);
     opts.ranking = &ranking;
   }
+  // One chunk (the repeat path): the threads share out its streams instead.
+  if (n_chunks == 1) opts.stream_threads = workers_for(data.size(), threads);
   detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
     size_t off = size_t(i * cb);
     f.bodies[i] = detail::encode_chunk(data.subspan(off, std::min<size_t>(size_t(cb), data.size() - off)), dtype, opts);
