@@ -1,15 +1,14 @@
-// Plain-text output shared by the commands: shapes as "[2, 3]" and
-// column-aligned tables.
+// Plain-text output shared by the commands: column-aligned tables (shapes
+// print with zt::shape_text, common/shape_text.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace zt::cli {
+#include "common/shape_text.h"
 
-// "[2, 3]"; "[]" for a scalar.
-std::string shape_text(const std::vector<uint64_t>& shape);
+namespace zt::cli {
 
 // Prints "<title>:" then every row indented by two spaces, each column
 // padded to its widest cell (the first row is the header).

@@ -181,9 +181,9 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     return {zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit"};
   const int level = o.level == -1 ? kDefaultZstdLevel : o.level;
   Plan plan = make_plan(o, level);
-  // Long-range repeats (tied or copied weights) are found first: then the
-  // 4 MiB-chunk frame cannot win (each chunk sees only itself), so it is not
-  // built; one big chunk is, whose streams go to the repeat coder
+  // Long-range repeats (tied or copied weights) are found first: then a
+  // frame of small chunks cannot win (each chunk sees only itself), so it is
+  // not built; one big chunk is, whose streams go to the repeat coder
   // (repeat_path.h: zstd with long-distance matching over the whole stream).
   const bool repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (!plan.zara) {

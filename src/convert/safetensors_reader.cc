@@ -8,6 +8,7 @@
 
 #include "common/checked_math.h"
 #include "common/mapped_file.h"
+#include "common/shape_text.h"
 
 namespace zt {
 namespace {
@@ -50,15 +51,6 @@ std::string sq(std::string_view s) {
   r += s;
   r += '\'';
   return r;
-}
-
-std::string shape_text(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
 }
 
 // Builds the tensor list from the header in one streaming pass. nlohmann's

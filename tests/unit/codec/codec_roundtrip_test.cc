@@ -51,7 +51,7 @@ TEST(Z4aiRoundTrip, EveryDtypeEmptyOddAndMultiChunkLengths) {
 }
 
 TEST(Z4aiRoundTrip, LargerThanOneChunkAndThreadIndependent) {
-  auto data = gaussian_bf16(5'000'003);  // 10 MB: three 4 MiB chunks, odd tail
+  auto data = gaussian_bf16(5'000'003);  // 10 MB: many chunks, odd tail
   data.push_back(0x5A);
   CompressOptions o;
   o.dtype = "bf16";

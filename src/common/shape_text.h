@@ -1,0 +1,20 @@
+// A shape as "[2, 3]" ("[]" for a scalar): error messages and the CLI's
+// tables print shapes the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zt {
+
+inline std::string shape_text(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace zt
