@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "args.h"
-#include "codec/model_delta_format.h"
+#include "z4ai/model_delta_format.h"
 #include "codec_job.h"
 #include "commands.h"
 #include "z4ai/model_delta.h"

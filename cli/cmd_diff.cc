@@ -11,7 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "common/checked_math.h"
+#include "ztensor/checked_math.h"
 #include "describe.h"
 #include "table.h"
 #include "elements.h"

@@ -7,9 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
-#ifdef ZT_HAVE_Z4AI
 #include "codec_info.h"
-#endif
 #include "commands.h"
 #include "describe.h"
 #include "table.h"
@@ -183,12 +181,10 @@ int cmd_info(std::span<char* const> args) {
   }
   if (a.positionals.size() != 1) return usage_error("info", "expected exactly one FILE");
   const std::string& path = a.positionals[0];
-#ifdef ZT_HAVE_Z4AI
   if (auto c = describe_codec_file(path)) {  // .zstn, Z4DM: structure only
     if (!c->ok()) return status_error(c->status());
     return print_codec_info(path, c->value(), a.has("json"));
   }
-#endif
   auto f = open_any(path);
   if (!f.ok()) return status_error(f.status());
   return a.has("json") ? print_json(path, f.value()) : print_table(path, f.value());

@@ -6,9 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
-#ifdef ZT_HAVE_Z4AI
 #include "codec_info.h"
-#endif
 #include "commands.h"
 #include "describe.h"
 
@@ -38,7 +36,6 @@ const Component* main_component(const Object& o) {
   return o.components.empty() ? nullptr : &o.components.front().second;
 }
 
-#ifdef ZT_HAVE_Z4AI
 // .zstn and Z4DM: the tensors of the safetensors file they hold.
 int list_codec_file(const Result<CodecFile>& c, bool json) {
   if (!c.ok()) return status_error(c.status());
@@ -57,7 +54,6 @@ int list_codec_file(const Result<CodecFile>& c, bool json) {
   if (json) std::printf("%s\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   return kExitOk;
 }
-#endif
 
 }  // namespace
 
@@ -71,9 +67,7 @@ int cmd_ls(std::span<char* const> args) {
     return kExitOk;
   }
   if (a.positionals.size() != 1) return usage_error("ls", "expected exactly one FILE");
-#ifdef ZT_HAVE_Z4AI
   if (auto c = describe_codec_file(a.positionals[0])) return list_codec_file(*c, a.has("json"));
-#endif
   auto f = open_any(a.positionals[0]);
   if (!f.ok()) return status_error(f.status());
   nlohmann::ordered_json list = nlohmann::ordered_json::array();

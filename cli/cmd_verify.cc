@@ -8,12 +8,10 @@
 #include "commands.h"
 #include "describe.h"
 #include "progress.h"
-#ifdef ZT_HAVE_Z4AI
 #include "codec_job.h"
-#include "codec/model_delta_format.h"
+#include "z4ai/model_delta_format.h"
 #include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
-#endif
 
 namespace zt::cli {
 namespace {
@@ -70,7 +68,6 @@ struct VerifyResult {
   uint64_t objects = 0, components = 0, digests = 0;
 };
 
-#ifdef ZT_HAVE_Z4AI
 // A .zstn container: decoding it checks every frame's length and digest.
 Status verify_zstn(const std::string& path, VerifyResult* r) {
   ZT_ASSIGN_OR_RETURN(auto mapped, map_input(path));
@@ -101,16 +98,13 @@ Status verify_z4dm(const std::string& path, std::span<const uint8_t> frame, Veri
   r->digests = 1;
   return Status::Ok();
 }
-#endif
 
 Status verify_path(const std::string& path, VerifyResult* r) {
-#ifdef ZT_HAVE_Z4AI
   {
     ZT_ASSIGN_OR_RETURN(auto mapped, map_input(path));
     if (z4ai::zstn::is_zstn(mapped->bytes())) return verify_zstn(path, r);
     if (z4ai::is_model_delta(mapped->bytes())) return verify_z4dm(path, mapped->bytes(), r);
   }
-#endif
   ZT_ASSIGN_OR_RETURN(OpenedFile f, open_any(path));
   r->format = file_format_name(f.format);
   r->objects = f.manifest().objects.size();

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <map>
 
-#include "codec/model_delta_format.h"
+#include "z4ai/model_delta_format.h"
 #include "codec_job.h"
 #include "progress.h"
 #include "table.h"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <future>
 
-#include "common/atomic_file.h"
+#include "ztensor/atomic_file.h"
 #include "progress.h"
 
 namespace zt::cli {

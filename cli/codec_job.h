@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/mapped_file.h"
+#include "ztensor/mapped_file.h"
 #include "ztensor/status.h"
 
 namespace zt::cli {

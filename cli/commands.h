@@ -11,7 +11,7 @@ int cmd_convert(std::span<char* const> args);
 int cmd_verify(std::span<char* const> args);
 int cmd_ls(std::span<char* const> args);
 int cmd_diff(std::span<char* const> args);
-// Need the z4ai codec (builds with ZT_HAVE_Z4AI).
+// The z4ai codec commands.
 int cmd_compress(std::span<char* const> args);
 int cmd_decompress(std::span<char* const> args);
 int cmd_delta(std::span<char* const> args);

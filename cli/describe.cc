@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include "convert/safetensors_source.h"
 
 namespace zt::cli {
 
@@ -13,10 +12,10 @@ Result<OpenedFile> open_any(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) f.file_size = static_cast<uint64_t>(st.st_size);
   if (f.format == FileFormat::safetensors_index) {
-    const auto& src = static_cast<const SafetensorsTensorSource&>(*f.source).source();
+    f.shards = f.source->shard_paths();
     f.file_size = 0;
-    for (const auto& shard : src.shards) f.file_size += shard->file_size();
-    f.shards = src.paths;
+    for (const auto& shard : f.shards)
+      if (::stat(shard.c_str(), &st) == 0) f.file_size += static_cast<uint64_t>(st.st_size);
   }
   return f;
 }

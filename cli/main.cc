@@ -1,7 +1,4 @@
 // zt: inspect, convert, compress and verify tensor files. Dispatches to subcommands.
-#ifdef ZT_HAVE_Z4AI
-#include "ztensor/z4ai_encoding.h"
-#endif
 #include <cstdio>
 #include <exception>
 #include <string_view>
@@ -59,9 +56,6 @@ constexpr const char* kHelp =
 
 int main(int argc, char** argv) {
   using namespace zt::cli;
-#ifdef ZT_HAVE_Z4AI
-  zt::register_z4ai_encoding();  // read and write .zt components encoded with z4ai
-#endif
   if (argc < 2) {
     std::fputs(kHelp, stderr);
     return kExitUsage;
@@ -82,16 +76,9 @@ int main(int argc, char** argv) {
     if (cmd == "verify") return cmd_verify(rest);
     if (cmd == "ls") return cmd_ls(rest);
     if (cmd == "diff") return cmd_diff(rest);
-#ifdef ZT_HAVE_Z4AI
     if (cmd == "compress") return cmd_compress(rest);
     if (cmd == "decompress") return cmd_decompress(rest);
     if (cmd == "delta") return cmd_delta(rest);
-#else
-    if (cmd == "compress" || cmd == "decompress" || cmd == "delta") {
-      std::fprintf(stderr, "zt: error: unsupported: this build has no z4ai codec\n");
-      return kExitBadInput;
-    }
-#endif
   } catch (const std::exception& e) {  // e.g. std::bad_alloc: still a clean exit
     std::fprintf(stderr, "zt: error: %s\n", e.what());
     return kExitBadInput;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/shape_text.h"
+#include "ztensor/shape_text.h"
 
 namespace zt::cli {
 

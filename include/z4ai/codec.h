@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace z4ai {
 
 // Element type codes stored in the frame header (append, never renumber).
@@ -107,3 +109,4 @@ zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
 bool is_z4ai_frame(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai
+ZT_API_END

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace z4ai {
 
 struct ModelDeltaOptions {
@@ -49,3 +51,4 @@ zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame);
 bool is_model_delta(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai
+ZT_API_END

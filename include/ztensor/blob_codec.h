@@ -12,7 +12,9 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 struct ComponentSpec;
@@ -34,3 +36,4 @@ void register_blob_codec(Encoding encoding, std::shared_ptr<const BlobCodec> cod
 std::shared_ptr<const BlobCodec> find_blob_codec(Encoding encoding);
 
 }  // namespace zt
+ZT_API_END

@@ -11,7 +11,9 @@
 #include <string>
 
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class ByteSource {
@@ -33,3 +35,4 @@ class ByteSource {
 };
 
 }  // namespace zt
+ZT_API_END

@@ -11,7 +11,9 @@
 
 #include "ztensor/dtype.h"
 #include "ztensor/value.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 // `unknown` is an encoding this reader cannot decode; the component stays
@@ -54,3 +56,4 @@ struct Manifest {
 };
 
 }  // namespace zt
+ZT_API_END

@@ -13,7 +13,9 @@
 #include "ztensor/manifest.h"
 #include "ztensor/source.h"
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class MappedFile;
@@ -71,3 +73,4 @@ class Reader final : public TensorSource {
 };
 
 }  // namespace zt
+ZT_API_END

@@ -9,10 +9,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 struct ComponentBytes;
@@ -30,6 +33,10 @@ class TensorSource {
   // Checks whatever integrity data the format carries (digests, CRCs);
   // ok when it carries none.
   virtual Status verify() const = 0;
+  // The shard files behind a sharded index, in index order; empty for a
+  // source that is one file.
+  virtual std::vector<std::string> shard_paths() const { return {}; }
 };
 
 }  // namespace zt
+ZT_API_END

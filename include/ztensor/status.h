@@ -9,7 +9,9 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 enum class ErrorCode : int {
@@ -81,6 +83,7 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace zt
+ZT_API_END
 
 // Propagate a failing Status / Result from the current function.
 #define ZT_RETURN_IF_ERROR(expr)                  \

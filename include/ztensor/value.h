@@ -7,7 +7,9 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class Value {
@@ -79,3 +81,4 @@ class Value {
 };
 
 }  // namespace zt
+ZT_API_END

@@ -14,7 +14,9 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class AtomicFile;
@@ -69,3 +71,4 @@ class Writer {
 };
 
 }  // namespace zt
+ZT_API_END

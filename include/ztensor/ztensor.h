@@ -17,6 +17,11 @@
 extern "C" {
 #endif
 
+/* Every declaration below is exported from libztensor.so; nothing else is. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default)
+#endif
+
 enum {
   ZT_OK = 0,
   ZT_E_IO = 1,
@@ -116,6 +121,10 @@ int zt_writer_add(zt_writer* writer, const char* name, const char* format, const
 int zt_writer_finish(zt_writer* writer);
 /* Frees the handle; an unfinished file is discarded. */
 void zt_writer_free(zt_writer* writer);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

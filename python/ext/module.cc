@@ -3,9 +3,6 @@
 
 #include "array_out.h"
 #include "errors.h"
-#ifdef ZT_HAVE_Z4AI
-#include "ztensor/z4ai_encoding.h"
-#endif
 
 namespace nb = nanobind;
 
@@ -22,7 +19,4 @@ NB_MODULE(_core, m) {
   ztpy::init_reader(m);
   ztpy::init_writer(m);
   ztpy::init_convert(m);
-#ifdef ZT_HAVE_Z4AI
-  zt::register_z4ai_encoding();  // .zt components with encoding "z4ai"
-#endif
 }

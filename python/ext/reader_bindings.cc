@@ -18,9 +18,7 @@
 #include "value_convert.h"
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
-#ifdef ZT_HAVE_GGUF
 #include "ztensor/gguf.h"
-#endif
 
 namespace nb = nanobind;
 
@@ -261,7 +259,6 @@ PyReader open_bytes(nb::bytes data, bool verify_on_read) {
 nb::object dequantize(const PyReader& self, const std::string& name) {
   auto reader = self.get();
   const zt::Object& obj = find_object(*reader, name);
-#ifdef ZT_HAVE_GGUF
   zt::Result<std::vector<float>> values = [&] {
     nb::gil_scoped_release release;
     return zt::gguf_dequantize_object(*reader, obj);
@@ -274,10 +271,6 @@ nb::object dequantize(const PyReader& self, const std::string& name) {
   bytes.zero_copy = false;
   nb::object cap = owner_capsule(bytes.owner);
   return make_array(bytes, cap, storage_dlpack_dtype(zt::DType::f32), {obj.shape.begin(), obj.shape.end()});
-#else
-  throw_status(zt::Status(zt::ErrorCode::unsupported,
-                          "object '" + obj.name + "': this build has no GGUF module to dequantize with"));
-#endif
 }
 
 }  // namespace

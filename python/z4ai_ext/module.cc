@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "buffer.h"
-#include "common/page_advice.h"
+#include "ztensor/page_advice.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"

@@ -14,7 +14,7 @@
 #include "codec/repeat_path.h"
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
-#include "common/page_advice.h"
+#include "ztensor/page_advice.h"
 #include "z4ai/codec.h"
 
 namespace z4ai {

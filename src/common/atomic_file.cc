@@ -1,4 +1,4 @@
-#include "common/atomic_file.h"
+#include "ztensor/atomic_file.h"
 
 #include <fcntl.h>  // sync_file_range (Linux)
 #include <sys/stat.h>

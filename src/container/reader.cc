@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "common/byteswap.h"
-#include "common/checked_math.h"
-#include "common/mapped_file.h"
+#include "ztensor/checked_math.h"
+#include "ztensor/mapped_file.h"
 #include "container/cbor_decode.h"
 #include "container/digest.h"
 #include "container/limits.h"

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
-#include "common/atomic_file.h"
+#include "ztensor/atomic_file.h"
 #include "common/byteswap.h"
-#include "common/checked_math.h"
+#include "ztensor/checked_math.h"
 #include "container/digest.h"
 #include "container/limits.h"
 #include "container/manifest_encode.h"

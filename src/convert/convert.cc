@@ -12,19 +12,11 @@
 #include "convert/safetensors_writer.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
-#ifdef ZT_HAVE_GGUF
 #include "ztensor/gguf.h"
-#endif
-#ifdef ZT_HAVE_NUMPY
 #include "convert/numpy/npz_writer.h"
 #include "ztensor/numpy_format.h"
-#endif
-#ifdef ZT_HAVE_PYTORCH
 #include "ztensor/pytorch_format.h"
-#endif
-#ifdef ZT_HAVE_ONNX
 #include "ztensor/onnx_format.h"
-#endif
 
 namespace zt {
 namespace {
@@ -99,19 +91,11 @@ bool format_supported(FileFormat f) {
     case FileFormat::zt:
     case FileFormat::safetensors:
     case FileFormat::safetensors_index: return true;
-#ifdef ZT_HAVE_GGUF
     case FileFormat::gguf: return true;
-#endif
-#ifdef ZT_HAVE_NUMPY
     case FileFormat::npy:
     case FileFormat::npz: return true;
-#endif
-#ifdef ZT_HAVE_PYTORCH
     case FileFormat::pytorch: return true;
-#endif
-#ifdef ZT_HAVE_ONNX
     case FileFormat::onnx: return true;
-#endif
     default: return false;
   }
 }
@@ -172,19 +156,11 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
     }
     case FileFormat::safetensors:
     case FileFormat::safetensors_index: return open_safetensors(path);
-#ifdef ZT_HAVE_GGUF
     case FileFormat::gguf: return open_gguf(path);
-#endif
-#ifdef ZT_HAVE_NUMPY
     case FileFormat::npy: return open_npy(path);
     case FileFormat::npz: return open_npz(path);
-#endif
-#ifdef ZT_HAVE_PYTORCH
     case FileFormat::pytorch: return open_pytorch(path);
-#endif
-#ifdef ZT_HAVE_ONNX
     case FileFormat::onnx: return open_onnx(path);
-#endif
     case FileFormat::unknown:
       return Status(ErrorCode::unsupported, "cannot tell the format of '" + path +
                                                 "' (not .zt, safetensors, GGUF, .npy/.npz, a PyTorch zip or .onnx)");
@@ -241,11 +217,7 @@ Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, c
 
 Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
                                            const ProgressFn& progress) {
-#ifdef ZT_HAVE_NUMPY
   return npz::write_npz(source, out, progress);
-#else
-  return Status(ErrorCode::unsupported, "this build has no NumPy module, so it cannot write '" + out + "'");
-#endif
 }
 
 Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options) {

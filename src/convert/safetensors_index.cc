@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/mapped_file.h"
+#include "ztensor/mapped_file.h"
 
 namespace zt {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/checked_math.h"
-#include "common/mapped_file.h"
-#include "common/shape_text.h"
+#include "ztensor/checked_math.h"
+#include "ztensor/mapped_file.h"
+#include "ztensor/shape_text.h"
 
 namespace zt {
 namespace {

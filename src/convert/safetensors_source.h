@@ -19,6 +19,7 @@ class SafetensorsTensorSource final : public IndexedSource {
 
   const char* format_name() const override { return "safetensors"; }
   Status verify() const override { return Status::Ok(); }  // the format has no digests
+  std::vector<std::string> shard_paths() const override;
 
   const SafetensorsSource& source() const { return src_; }
 

@@ -2,8 +2,8 @@
 // objects for block-quantized ones; every component is a view of the file.
 #include <unordered_map>
 
-#include "common/checked_math.h"
-#include "common/mapped_file.h"
+#include "ztensor/checked_math.h"
+#include "ztensor/mapped_file.h"
 #include "convert/gguf/gguf_file.h"
 #include "ztensor/reader.h"
 

@@ -1,7 +1,7 @@
 // A single .npy file as a TensorSource with one dense object.
 #include <filesystem>
 
-#include "common/mapped_file.h"
+#include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/numpy/npy_array.h"
 #include "ztensor/numpy_format.h"

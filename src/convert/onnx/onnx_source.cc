@@ -8,7 +8,7 @@
 // name 2, initializer 5, sparse_initializer 15 (counted, not read).
 #include <cstring>
 
-#include "common/mapped_file.h"
+#include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/onnx/external_data.h"
 #include "convert/onnx/onnx_tensor.h"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "common/checked_math.h"
+#include "ztensor/checked_math.h"
 
 namespace zt::pickle {
 namespace {

@@ -2,8 +2,6 @@
 // the container itself must not depend on the codec.
 #include "ztensor/z4ai_encoding.h"
 
-#include <mutex>
-
 #include "z4ai/codec.h"
 #include "ztensor/blob_codec.h"
 #include "ztensor/writer.h"
@@ -70,9 +68,11 @@ class Z4aiBlobCodec final : public BlobCodec {
 
 }  // namespace
 
-void register_z4ai_encoding() {
-  static std::once_flag once;
-  std::call_once(once, [] { register_blob_codec(Encoding::z4ai, std::make_shared<Z4aiBlobCodec>()); });
+std::shared_ptr<const BlobCodec> z4ai_blob_codec() {
+  static const auto codec = std::make_shared<const Z4aiBlobCodec>();
+  return codec;
 }
+
+void register_z4ai_encoding() { register_blob_codec(Encoding::z4ai, z4ai_blob_codec()); }
 
 }  // namespace zt

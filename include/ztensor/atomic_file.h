@@ -13,7 +13,9 @@
 #include <string>
 
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class AtomicFile {
@@ -51,3 +53,4 @@ class AtomicFile {
 };
 
 }  // namespace zt
+ZT_API_END

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "ztensor/status.h"
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 class MappedFile {
@@ -32,3 +34,4 @@ class MappedFile {
 };
 
 }  // namespace zt
+ZT_API_END

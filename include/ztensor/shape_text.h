@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "ztensor/export.h"
 
+ZT_API_BEGIN
 namespace zt {
 
 inline std::string shape_text(const std::vector<uint64_t>& shape) {
@@ -18,3 +20,4 @@ inline std::string shape_text(const std::vector<uint64_t>& shape) {
 }
 
 }  // namespace zt
+ZT_API_END
