@@ -1,7 +1,8 @@
 // Encodings beyond raw and zstd plug in here. The z4ai codec lives in
-// src/codec, which the container must not depend on; the convert layer
-// registers it (zt::register_z4ai_encoding()) and the reader and writer
-// find it by Encoding value.
+// src/codec, which the container must not depend on; the assembled library
+// supplies it as a built-in (src/core/builtin_codecs.cc) and the reader and
+// writer find it by Encoding value. A caller's registration replaces the
+// built-in for that encoding.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,8 @@ class BlobCodec {
 
 // Thread-safe; a later registration for the same encoding replaces it.
 void register_blob_codec(Encoding encoding, std::shared_ptr<const BlobCodec> codec);
-// nullptr when no codec is registered for `encoding`.
+// The caller's registration for `encoding`, else the library's built-in;
+// nullptr when there is neither.
 std::shared_ptr<const BlobCodec> find_blob_codec(Encoding encoding);
 
 }  // namespace zt
