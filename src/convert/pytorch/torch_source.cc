@@ -8,6 +8,7 @@
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
+#include "convert/pytorch/torch_view_bits.h"
 #include "convert/pytorch/torch_zip.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/reader.h"
@@ -69,14 +70,16 @@ class TorchSource final : public IndexedSource {
       out.zero_copy = true;
       return out;
     }
-    if (s.contiguous && !big_endian_) {
+    const bool view_bits = has_view_bits(s.ref);
+    if (view_bits) ZT_RETURN_IF_ERROR(check_view_bits(s.ref));  // refused when read; other tensors stay readable
+    if (s.contiguous && !big_endian_ && !view_bits) {
       out.bytes = s.storage.subspan(static_cast<size_t>(s.ref.storage_offset * s.ref.element_bytes), static_cast<size_t>(s.nbytes));
       out.owner = owner_;
       out.zero_copy = true;
       return out;
     }
     if (s.nbytes > kMaxGatheredBytes)
-      return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a strided view of " +
+      return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a view (strided or sign-flipped) of " +
                                                    std::to_string(s.nbytes) + " bytes (copy limit " + std::to_string(kMaxGatheredBytes) + ")");
     auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.nbytes));
     if (s.contiguous)
@@ -84,6 +87,7 @@ class TorchSource final : public IndexedSource {
     else
       gather(s, buf->data());
     if (big_endian_) byteswap_elements(buf->data(), buf->size(), dtype_width(s.ref.dtype));
+    if (view_bits) apply_view_bits(s.ref, {buf->data(), buf->size()});
     out.bytes = {buf->data(), buf->size()};
     out.owner = buf;
     return out;

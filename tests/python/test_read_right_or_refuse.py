@@ -1,0 +1,81 @@
+"""Format readers return what the format's own library returns, or refuse
+naming the object and the rule (issue 9, "Formats that read right or refuse").
+
+Each test is one row of the issue's table and fails on the code before it.
+"""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import ztensor
+from _cli import ZT, needs_zt
+
+
+def zt(*args):
+    return subprocess.run([ZT, *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+# --- torch conj / neg view bits -------------------------------------------------
+
+def view_bit_checkpoint(torch):
+    x = torch.tensor([[1 + 2j, 3 - 4j, -5 + 0.5j], [0j, -1j, 7 + 7j]], dtype=torch.complex64)
+    f = torch.tensor([1.5, -2.0, 0.0, float("nan")], dtype=torch.float32)
+    return {
+        "conj": x.conj(),
+        "conj128": x.to(torch.complex128).conj(),
+        "conj_t": x.conj().t(),  # strided and conj
+        "neg": torch._neg_view(f),
+        "neg_bf16": torch._neg_view(f.to(torch.bfloat16)),
+        "neg_conj": torch._neg_view(x).conj(),
+        "neg_i8": torch._neg_view(torch.tensor([0, 1, -128, 127], dtype=torch.int8)),
+        "neg_u8": torch._neg_view(torch.tensor([0, 1, 255], dtype=torch.uint8)),
+        "plain": f,
+    }
+
+
+def resolved(t):
+    return t.resolve_conj().resolve_neg()
+
+
+def test_torch_conj_and_neg_views_read_as_torch_load(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "views.pt"
+    torch.save(view_bit_checkpoint(torch), p)
+    want = torch.load(p, weights_only=True)
+    assert want["conj"].is_conj() and want["neg"].is_neg()  # the file really carries the bits
+    with ztensor.open(p) as r:
+        for name, t in want.items():
+            got = r.read(name, "torch")
+            assert got.dtype == t.dtype and got.shape == t.shape, name
+            # equal_nan: NaN sign flips are compared bit for bit below
+            assert torch.equal(got.view(torch.uint8), resolved(t).contiguous().view(torch.uint8)), name
+        np.testing.assert_array_equal(r.read("conj"), resolved(want["conj"]).numpy())
+
+
+def test_torch_neg_bit_without_a_torch_negation_is_refused_by_name(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "bool_neg.pt"
+    torch.save({"ok": torch.ones(2), "mask": torch._neg_view(torch.tensor([True, False]))}, p)
+    with ztensor.open(p) as r:
+        np.testing.assert_array_equal(r.read("ok"), np.ones(2, np.float32))
+        with pytest.raises(ztensor.UnsupportedError) as e:
+            r.read("mask")
+    assert e.value.code == "unsupported"
+    assert "'mask'" in str(e.value) and "neg" in str(e.value)
+
+
+@needs_zt
+def test_zt_convert_copies_view_bits_applied(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "views.pt"
+    torch.save(view_bit_checkpoint(torch), p)
+    want = torch.load(p, weights_only=True)
+    out = tmp_path / "views.zt"
+    done = zt("convert", p, out)
+    assert done.returncode == 0, done.stderr
+    with ztensor.open(out) as r:
+        for name, t in want.items():
+            got = r.read(name, "torch")
+            assert torch.equal(got.view(torch.uint8), resolved(t).contiguous().view(torch.uint8)), name
