@@ -67,7 +67,9 @@ struct ConvertStats {
 
 // Any source -> .zt: every object with all its components, attributes and
 // the file attributes, in source order, re-encoded per `options`.
-// Errors: the source's read errors, then the Writer's.
+// Errors: not_found when the source holds no object (no output is written;
+// the same for every convert_* below), the source's read errors, then the
+// Writer's.
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options = {});
 // Any source -> safetensors: dense objects only (anything else is

@@ -170,8 +170,21 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
                                             ", which this build cannot read");
 }
 
+namespace {
+
+// "A conversion that finds no tensor fails with a message instead of writing
+// an empty file" (issue 9): an empty output hides a reader that saw nothing.
+Status require_objects(const TensorSource& source) {
+  if (!source.manifest().objects.empty()) return {};
+  return {ErrorCode::not_found, std::string("convert: the ") + source.format_name() +
+                                    " file holds no tensor zTensor can read; nothing to convert, so no output is written"};
+}
+
+}  // namespace
+
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   const Manifest& m = source.manifest();
   uint64_t total = 0;
   for (const auto& o : m.objects)
@@ -212,11 +225,13 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
 
 Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, const std::string& out,
                                                    const ProgressFn& progress) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   return write_safetensors(source, out, progress);
 }
 
 Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
                                            const ProgressFn& progress) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   return npz::write_npz(source, out, progress);
 }
 

@@ -79,3 +79,63 @@ def test_zt_convert_copies_view_bits_applied(tmp_path):
         for name, t in want.items():
             got = r.read(name, "torch")
             assert torch.equal(got.view(torch.uint8), resolved(t).contiguous().view(torch.uint8)), name
+
+
+# --- ONNX Constant nodes, subgraphs included --------------------------------------
+
+def constant_model(onnx):
+    """A model whose weights are all Constant nodes, one in the main graph and
+    one in each branch of an If (as exported RNNs keep them)."""
+    from onnx import helper, numpy_helper, TensorProto
+    r = np.random.default_rng(3)
+    w = r.standard_normal((3, 4)).astype(np.float32)
+    then_w = np.arange(6, dtype=np.int64).reshape(2, 3)
+    else_w = r.standard_normal(5).astype(np.float16)
+
+    def branch(name, out, arr):
+        node = helper.make_node("Constant", [], [out], value=numpy_helper.from_array(arr))
+        return helper.make_graph([node], name, [], [helper.make_tensor_value_info(out, TensorProto.UNDEFINED, None)])
+
+    nodes = [
+        helper.make_node("Constant", [], ["W"], value=numpy_helper.from_array(w, "ignored_inner_name")),
+        helper.make_node("Constant", [], ["label"], value=helper.make_tensor("s", TensorProto.STRING, [1], [b"x"])),
+        helper.make_node("If", ["cond"], ["y"], then_branch=branch("then", "then_w", then_w),
+                         else_branch=branch("else", "else_w", else_w)),
+    ]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)])
+    return helper.make_model(graph, producer_name="ztest"), {"W": w, "then_w": then_w, "else_w": else_w}
+
+
+def test_onnx_constant_nodes_are_objects_named_by_their_output(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    model, want = constant_model(onnx)
+    p = tmp_path / "m.onnx"
+    onnx.save(model, str(p))
+    with ztensor.open(p) as r:
+        assert sorted(r.keys()) == sorted(want)
+        for name, arr in want.items():
+            got = r.read(name)
+            assert got.dtype == arr.dtype and got.shape == arr.shape, name
+            np.testing.assert_array_equal(got, arr)
+        assert r.attributes["constants_skipped"] == 1  # the STRING Constant
+
+
+@needs_zt
+def test_zt_convert_of_a_model_with_no_tensor_fails_and_writes_nothing(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, TensorProto
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    p = tmp_path / "empty.onnx"
+    onnx.save(helper.make_model(graph), str(p))
+    out = tmp_path / "empty.zt"
+    done = zt("convert", p, out)
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "no tensor" in done.stderr
+    assert not out.exists()
+    with pytest.raises(ztensor.ZTensorError) as e:
+        ztensor.convert(p, tmp_path / "empty2.zt")
+    assert "no tensor" in str(e.value)
+    assert not (tmp_path / "empty2.zt").exists()
