@@ -139,3 +139,36 @@ def test_zt_convert_of_a_model_with_no_tensor_fails_and_writes_nothing(tmp_path)
         ztensor.convert(p, tmp_path / "empty2.zt")
     assert "no tensor" in str(e.value)
     assert not (tmp_path / "empty2.zt").exists()
+
+
+# --- detection by content names the format it saw -----------------------------------
+
+def test_renamed_onnx_is_detected_as_onnx(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    model, want = constant_model(onnx)
+    p = tmp_path / "model.bin"  # the PyTorch extension, ONNX content
+    onnx.save(model, str(p))
+    with ztensor.open(p) as r:
+        assert r.format == "onnx"
+        np.testing.assert_array_equal(r.read("W"), want["W"])
+
+
+@pytest.mark.parametrize("name", ["model.jit", "model.pt", "model.zip"])
+def test_torchscript_archive_is_refused_by_name(tmp_path, name):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / name
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), str(p))
+    with pytest.raises(ztensor.UnsupportedError) as e:
+        ztensor.open(p)
+    assert "TorchScript archive" in str(e.value) and "not supported" in str(e.value)
+    assert "npz" not in str(e.value)
+
+
+@needs_zt
+def test_zt_convert_names_torchscript(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "model.jit"
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), str(p))
+    done = zt("convert", p, tmp_path / "m.zt")
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "TorchScript archive" in done.stderr

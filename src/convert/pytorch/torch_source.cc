@@ -117,6 +117,12 @@ class TorchSource final : public IndexedSource {
   std::vector<const ZipMember*> checked_members_;
 };
 
+bool has_member_under(const ZipIndex& zip, const std::string& folder) {
+  for (const auto& m : zip.members())
+    if (m.name.starts_with(folder)) return true;
+  return false;
+}
+
 // Checks one tensor's view against its storage record and fills the slot.
 Result<TensorSlot> place(const TorchTensorRef& t, const ZipIndex& zip, std::span<const uint8_t> file, const std::string& prefix) {
   TensorSlot s;
@@ -187,6 +193,12 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
   if (members.empty()) return Status(ErrorCode::bad_magic, "pytorch: empty zip archive");
   const std::string& first = members.front().name;
   std::string prefix = first.substr(0, first.find('/'));
+  // torch.jit.save archives hold a pickle too, but of scripted modules
+  // (__torch__ globals) with their code beside it: name them, not the global.
+  if (src->zip_.find(prefix + "/constants.pkl") || has_member_under(src->zip_, prefix + "/code/"))
+    return Status(ErrorCode::unsupported,
+                  "pytorch: TorchScript archive (torch.jit.save, code/ and constants.pkl records): not supported; "
+                  "save the module's state_dict() with torch.save to read its tensors");
   const ZipMember* pkl = src->zip_.find(prefix + "/data.pkl");
   if (!pkl) return Status(ErrorCode::bad_magic, "pytorch: zip has no '" + prefix + "/data.pkl' record (not a torch.save checkpoint)");
   if (const ZipMember* bo = src->zip_.find(prefix + "/byteorder")) {
