@@ -172,3 +172,22 @@ def test_zt_convert_names_torchscript(tmp_path):
     done = zt("convert", p, tmp_path / "m.zt")
     assert done.returncode == 1, (done.returncode, done.stderr)
     assert "TorchScript archive" in done.stderr
+
+
+# --- one unsupported npz member is refused when read, not the whole archive -----------
+
+@pytest.mark.parametrize("bad", [np.array([{"a": 1}, None], dtype=object), np.array(["ab", "cde"]),
+                                 np.array([b"x", b"yz"])])
+@pytest.mark.parametrize("saver", [np.savez, np.savez_compressed])
+def test_npz_bad_member_is_refused_when_read_good_members_read(tmp_path, bad, saver):
+    p = tmp_path / "mixed.npz"
+    good = np.arange(6, dtype=np.float32).reshape(2, 3)
+    saver(p, good=good, bad=bad)
+    with ztensor.open(p) as r:
+        assert set(r.keys()) == {"good", "bad"}
+        np.testing.assert_array_equal(r.read("good"), good)
+        assert r.object("bad").shape == bad.shape
+        with pytest.raises(ztensor.UnsupportedError) as e:
+            r.read("bad")
+    assert e.value.code == "unsupported"
+    assert "'bad.npy'" in str(e.value) and bad.dtype.str in str(e.value)
