@@ -5,6 +5,7 @@ Each test is one row of the issue's table and fails on the code before it.
 """
 
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -191,3 +192,29 @@ def test_npz_bad_member_is_refused_when_read_good_members_read(tmp_path, bad, sa
             r.read("bad")
     assert e.value.code == "unsupported"
     assert "'bad.npy'" in str(e.value) and bad.dtype.str in str(e.value)
+
+
+# --- a missing optional dependency is named with its extra ----------------------------
+
+def test_sparse_object_without_scipy_names_the_extra(tmp_path):
+    sp = pytest.importorskip("scipy.sparse")
+    p = tmp_path / "mixed.zt"
+    with ztensor.Writer(p) as w:
+        w.add("dense", np.arange(4, dtype=np.float32))
+        w.add("csr", sp.csr_array(np.eye(3, dtype=np.float32)))
+    script = f"""
+import sys
+sys.modules["scipy"] = None  # as if scipy were not installed
+sys.modules["scipy.sparse"] = None
+import numpy as np, ztensor, ztensor.numpy
+with ztensor.open({str(p)!r}) as r:
+    assert (r.read("dense") == np.arange(4, dtype=np.float32)).all()  # dense objects need no scipy
+try:
+    ztensor.numpy.load_file({str(p)!r})
+except ModuleNotFoundError as e:
+    print("ERR", e.name, e)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ERR scipy "), done.stdout
+    assert "pip install ztensor[scipy]" in done.stdout and "'csr'" in done.stdout
