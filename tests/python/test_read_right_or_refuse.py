@@ -218,3 +218,16 @@ except ModuleNotFoundError as e:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ERR scipy "), done.stdout
     assert "pip install ztensor[scipy]" in done.stdout and "'csr'" in done.stdout
+
+
+@needs_zt
+def test_zt_diff_sees_the_conj_bit(tmp_path):
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    torch.save({"c": x.conj()}, tmp_path / "conj.pt")
+    torch.save({"c": x}, tmp_path / "plain.pt")
+    torch.save({"c": x.conj().resolve_conj()}, tmp_path / "resolved.pt")
+    differ = zt("diff", tmp_path / "conj.pt", tmp_path / "plain.pt")
+    assert differ.returncode == 1, (differ.returncode, differ.stdout, differ.stderr)
+    same = zt("diff", tmp_path / "conj.pt", tmp_path / "resolved.pt")
+    assert same.returncode == 0, (same.returncode, same.stdout, same.stderr)
