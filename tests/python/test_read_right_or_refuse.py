@@ -122,6 +122,30 @@ def test_onnx_constant_nodes_are_objects_named_by_their_output(tmp_path):
         assert r.attributes["constants_skipped"] == 1  # the STRING Constant
 
 
+def test_onnx_sibling_subgraphs_may_reuse_a_constant_name(tmp_path):
+    """ONNX scopes names per graph: an If's branches may both define 'c'."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper, TensorProto
+    a, b = np.array([1.0, 2.0], np.float32), np.array([3, 4, 5], np.float32)
+
+    def branch(name, arr):
+        node = helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(arr))
+        return helper.make_graph([node], name, [], [helper.make_tensor_value_info("c", TensorProto.FLOAT, ["n"])])
+
+    node = helper.make_node("If", ["cond"], ["y"], name="If_0", then_branch=branch("then", a),
+                            else_branch=branch("else", b))
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+    onnx.checker.check_model(helper.make_model(graph))  # a valid model
+    p = tmp_path / "if.onnx"
+    onnx.save(helper.make_model(graph), str(p))
+    with ztensor.open(p) as r:
+        # helper.make_node writes attributes sorted: else_branch comes first and keeps the plain name
+        assert r.keys() == ["c", "If_0.then_branch/c"]
+        np.testing.assert_array_equal(r.read("c"), b)
+        np.testing.assert_array_equal(r.read("If_0.then_branch/c"), a)
+
+
 @needs_zt
 def test_zt_convert_of_a_model_with_no_tensor_fails_and_writes_nothing(tmp_path):
     onnx = pytest.importorskip("onnx")

@@ -4,7 +4,7 @@
 // (If/Loop/Scan bodies), in file order.
 //
 // GraphProto fields read: node 1, name 2, initializer 5, sparse_initializer
-// 15 (counted). NodeProto: output 2, op_type 4, attribute 5, domain 7.
+// 15 (counted). NodeProto: output 2, name 3, op_type 4, attribute 5, domain 7.
 // AttributeProto: name 1, t 5, g 6, graphs 11, sparse_tensor 22.
 #pragma once
 
@@ -24,8 +24,11 @@ inline constexpr int kMaxSubgraphDepth = 32;
 
 struct GraphWalk {
   // Called once per tensor; a Constant's tensor is named by the node's
-  // first output, as the graph refers to it.
-  std::function<Status(OnnxTensor)> add;
+  // first output, as the graph refers to it. `scope` is "" in the main
+  // graph and "<node>.<attribute>/" (nested: concatenated) in a subgraph:
+  // sibling subgraphs (an If's two branches) may reuse a name, and the
+  // scope tells them apart.
+  std::function<Status(OnnxTensor, const std::string& scope)> add;
   std::string name;               // the top graph's name
   uint64_t sparse_skipped = 0;    // sparse initializers and sparse Constants
   uint64_t constants_skipped = 0; // Constants with no zTensor dtype (STRING ...)

@@ -55,7 +55,7 @@ class OnnxSource final : public IndexedSource {
 
  private:
   Status read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext);
-  Status add(onnx::OnnxTensor t, onnx::ExternalFiles& ext);
+  Status add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext);
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
@@ -63,9 +63,12 @@ class OnnxSource final : public IndexedSource {
   onnx::GraphWalk walk_;
 };
 
-Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
+Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext) {
   if (slots_.size() >= kMaxInitializers)
     return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
+  // A subgraph may reuse a name a sibling subgraph defines (ONNX scopes
+  // names per graph); it is then kept under its scope ("If_0.else_branch/c").
+  if (contains(t.name) && !scope.empty()) t.name = scope + t.name;
   if (contains(t.name)) return {ErrorCode::invalid_structure, "onnx: tensor '" + t.name + "' appears twice (initializers and Constant outputs share one namespace)"};
   Slot s;
   uint64_t offset = 0;
@@ -87,7 +90,7 @@ Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
 }
 
 Status OnnxSource::read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext) {
-  walk_.add = [this, &ext](onnx::OnnxTensor t) { return add(std::move(t), ext); };
+  walk_.add = [this, &ext](onnx::OnnxTensor t, const std::string& scope) { return add(std::move(t), scope, ext); };
   return onnx::walk_graph(graph, walk_);
 }
 
