@@ -22,12 +22,15 @@ namespace zt {
 // safetensors_index: a sharded model's `model.safetensors.index.json`.
 enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx };
 // "zt", "safetensors", "safetensors_index", "gguf", "npy", "npz", "pytorch",
-// "onnx", "unknown". ONNX has no magic: it is recognised by its extension.
+// "onnx", "unknown". ONNX has no magic: it is recognised by its first
+// fields (ir_version, then another ModelProto field).
 const char* file_format_name(FileFormat f);
 
 // Detects a file's format from its first bytes (magics; a plausible
-// safetensors size prefix followed by '{'), using the extension only where
-// content cannot decide (zip: .npz vs PyTorch; .json: safetensors index).
+// safetensors size prefix followed by '{'; ONNX's leading ir_version field;
+// a zip's first member: .npy for npz, a torch.save or torch.jit.save record
+// for pytorch), using the extension only where content cannot decide (a zip
+// of other members; .json: safetensors index).
 // Errors: io_error.
 Result<FileFormat> detect_format(const std::string& path);
 // Format implied by a path's extension alone (.zt, .safetensors, .json, ...).
@@ -67,7 +70,9 @@ struct ConvertStats {
 
 // Any source -> .zt: every object with all its components, attributes and
 // the file attributes, in source order, re-encoded per `options`.
-// Errors: the source's read errors, then the Writer's.
+// Errors: not_found when the source holds no object (no output is written;
+// the same for every convert_* below), the source's read errors, then the
+// Writer's.
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options = {});
 // Any source -> safetensors: dense objects only (anything else is

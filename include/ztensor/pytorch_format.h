@@ -44,6 +44,10 @@ struct TorchTensorRef {
   uint64_t storage_bytes = 0;        // storage size the pickle declares
   std::vector<uint64_t> shape;
   std::vector<uint64_t> stride;      // in elements
+  // torch's lazy view bits (x.conj(), torch._neg_view): the storage holds the
+  // values before the view; reading applies the bits as torch.load does.
+  bool conj = false;
+  bool neg = false;
 };
 
 struct UnpickledCheckpoint {

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _core
 from ._dtypes import STORAGE_TO_LEGACY_NAME, numpy_dtype, torch_dtype
-from ._sparse import check_coo, check_csr
+from ._sparse import check_coo, check_csr, scipy_sparse
 from .errors import error
 
 _FRAMEWORKS = ("numpy", "torch")
@@ -354,6 +354,7 @@ class Reader:
         return _typed(self._r.read_component(info.name, role), c.dtype, c.type)
 
     def _csr(self, info: ObjectInfo, framework: str):
+        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         indices, indptr = check_csr(info.name, info.shape, values,
                                     self._component(info, "indices"), self._component(info, "indptr"))
@@ -366,10 +367,10 @@ class Reader:
                 # check_sparse_csr validated the structure already
                 return torch.sparse_csr_tensor(torch.from_numpy(np.array(indptr)), torch.from_numpy(np.array(indices)),
                                                v, size=info.shape, check_invariants=False)
-        import scipy.sparse
-        return scipy.sparse.csr_array((values, indices, indptr), shape=info.shape)
+        return sparse.csr_array((values, indices, indptr), shape=info.shape)
 
     def _coo(self, info: ObjectInfo, framework: str):
+        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         coords = check_coo(info.name, info.shape, values, self._component(info, "coords"))
         if framework == "torch":
@@ -378,8 +379,7 @@ class Reader:
             v = _numpy_to_torch(self._r.read_component(info.name, "values"), torch_dtype(c.dtype, c.type), (len(values),))
             return torch.sparse_coo_tensor(torch.from_numpy(np.array(coords)), v, size=info.shape,
                                            check_invariants=False)
-        import scipy.sparse
-        return scipy.sparse.coo_array((values, tuple(coords)), shape=info.shape)
+        return sparse.coo_array((values, tuple(coords)), shape=info.shape)
 
     def _quantized(self, info: ObjectInfo, framework: str):
         comps = {}

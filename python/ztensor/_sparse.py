@@ -7,6 +7,18 @@ import numpy as np
 
 from .errors import error
 
+def scipy_sparse(name: str):
+    """scipy.sparse, imported only when a sparse object is read as numpy; its
+    absence is named with the extra that installs it."""
+    try:
+        import scipy.sparse
+    except ImportError as e:
+        raise ModuleNotFoundError(
+            f"object '{name}' is sparse and reads as a scipy.sparse array, but scipy is not installed: "
+            "pip install ztensor[scipy] (the dense objects of the file read without it)", name="scipy") from e
+    return scipy.sparse
+
+
 # scipy and torch index with signed 64-bit integers.
 _MAX_INDEX = np.iinfo(np.int64).max
 

@@ -7,7 +7,8 @@
 load_file/load return read-only arrays that view the file mapping for raw
 objects (no copy; like safetensors' numpy arrays they are not writable) and
 fresh arrays for compressed ones; call .copy() to modify. Non-dense objects
-come back as scipy.sparse arrays or ztensor.QuantizedGroup.
+come back as scipy.sparse arrays (scipy is the `ztensor[scipy]` extra, imported
+only when a sparse object is read) or ztensor.QuantizedGroup.
 """
 
 from __future__ import annotations

@@ -33,19 +33,46 @@ bool name_ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// A zip is an .npz when its first member is an array, a PyTorch checkpoint
-// when it is the pickle; otherwise the extension decides.
+// A zip is an .npz when its first member is an array, a PyTorch archive when
+// it is the pickle (torch.save) or a record of one (torch.jit.save writes
+// data/ first, then code/ and constants.pkl; the pytorch reader names and
+// refuses those); otherwise the extension decides.
 FileFormat zip_kind(const uint8_t* head, size_t n, const std::string& path) {
   if (n >= 30) {
     size_t len = head[26] | (head[27] << 8);
     if (30 + len <= n) {
       std::string_view name(reinterpret_cast<const char*>(head + 30), len);
       if (name_ends_with(name, ".npy")) return FileFormat::npz;
-      if (name_ends_with(name, "data.pkl")) return FileFormat::pytorch;
+      if (name_ends_with(name, "data.pkl") || name_ends_with(name, "constants.pkl")) return FileFormat::pytorch;
+      size_t slash = name.find('/');
+      if (slash != std::string_view::npos) {
+        std::string_view rest = name.substr(slash + 1);
+        if (rest.starts_with("data/") || rest.starts_with("code/")) return FileFormat::pytorch;
+      }
     }
   }
   FileFormat ext = format_from_extension(path);
   return ext == FileFormat::npz || ext == FileFormat::pytorch ? ext : FileFormat::npz;
+}
+
+// ONNX has no magic, but every exporter writes ModelProto.ir_version (field
+// 1, a small varint) first, followed by another ModelProto field: a tag
+// pair that neither of the other headerless formats (safetensors, legacy
+// pickles) can start with.
+bool looks_like_onnx(const uint8_t* head, size_t n) {
+  constexpr uint8_t kIrVersionTag = 0x08;  // field 1, varint
+  constexpr uint8_t kMaxIrVersion = 64;    // 13 in 2025; one byte leaves room
+  if (n < 4 || head[0] != kIrVersionTag || head[1] == 0 || head[1] >= kMaxIrVersion) return false;
+  uint8_t tag = head[2];
+  uint8_t field = tag >> 3, wire = tag & 7;
+  switch (field) {
+    case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25:  // strings and messages
+      return wire == 2;
+    case 5:  // model_version
+      return wire == 0;
+    default:
+      return false;
+  }
 }
 
 Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
@@ -124,6 +151,7 @@ Result<FileFormat> detect_format(const std::string& path) {
     if (header <= kMaxSafetensorsHeaderBytes && size >= 8 && header <= static_cast<uint64_t>(size) - 8)
       return FileFormat::safetensors;
   }
+  if (looks_like_onnx(head, n)) return FileFormat::onnx;
   return format_from_extension(path);
 }
 
@@ -170,8 +198,21 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
                                             ", which this build cannot read");
 }
 
+namespace {
+
+// "A conversion that finds no tensor fails with a message instead of writing
+// an empty file" (issue 9): an empty output hides a reader that saw nothing.
+Status require_objects(const TensorSource& source) {
+  if (!source.manifest().objects.empty()) return {};
+  return {ErrorCode::not_found, std::string("convert: the ") + source.format_name() +
+                                    " file holds no tensor zTensor can read; nothing to convert, so no output is written"};
+}
+
+}  // namespace
+
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   const Manifest& m = source.manifest();
   uint64_t total = 0;
   for (const auto& o : m.objects)
@@ -212,11 +253,13 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
 
 Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, const std::string& out,
                                                    const ProgressFn& progress) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   return write_safetensors(source, out, progress);
 }
 
 Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
                                            const ProgressFn& progress) {
+  ZT_RETURN_IF_ERROR(require_objects(source));
   return npz::write_npz(source, out, progress);
 }
 

@@ -67,7 +67,7 @@ Status map_dtype(const std::string& what, Header* h) {
 
 }  // namespace
 
-Result<Header> parse_header(std::span<const uint8_t> bytes, const std::string& what) {
+Result<Header> parse_header(std::span<const uint8_t> bytes, const std::string& what, Header* literal) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return Status(ErrorCode::bad_magic, what + ": not a .npy array (no \\x93NUMPY magic)");
   const uint8_t major = bytes[6], minor = bytes[7];
@@ -92,6 +92,7 @@ Result<Header> parse_header(std::span<const uint8_t> bytes, const std::string& w
   Header h;
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + prelude), len);
   ZT_RETURN_IF_ERROR(parse_literal(text, what, &h));
+  if (literal) *literal = h;
   ZT_RETURN_IF_ERROR(map_dtype(what, &h));
   auto n = checked_product(h.shape);
   auto b = n ? checked_mul(*n, h.item_bytes) : std::nullopt;

@@ -46,7 +46,10 @@ struct Header {
 // Errors: bad_magic, unsupported (version, dtype), limit_exceeded (header over
 // kMaxHeaderBytes), malformed_manifest (truncated or bad literal),
 // shape_overflow.
-Result<Header> parse_header(std::span<const uint8_t> bytes, const std::string& what);
+// When the dict literal parses but the dtype is refused, `*literal` (if
+// given) still receives descr, fortran_order and shape, so an archive can
+// describe the member it refuses.
+Result<Header> parse_header(std::span<const uint8_t> bytes, const std::string& what, Header* literal = nullptr);
 
 // The dict literal alone (npy_literal.cc): fills descr, fortran_order, shape.
 Status parse_literal(std::string_view text, const std::string& what, Header* out);

@@ -39,7 +39,20 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 struct Entry {
   zip::Member member;
   npy::Header header;
+  Status refusal;  // a member numpy holds but zTensor cannot (object, string dtypes)
 };
+
+// A member whose dtype is refused still appears, with its shape and numpy
+// descr, so the archive opens and the other members read; reading it gives
+// the refusal (np.load behaves the same way for object arrays).
+Object refused_object(const std::string& name, const npy::Header& literal, const Status& why) {
+  Object o = dense_object(name, literal.shape, DType::u8, LogicalType::none, 0, 0);
+  Value attrs = Value::map();
+  attrs.set("npy_descr", Value::text(literal.descr));
+  attrs.set("refused", Value::text(why.message()));
+  o.attributes = std::move(attrs);
+  return o;
+}
 
 class NpzSource final : public IndexedSource {
  public:
@@ -70,18 +83,25 @@ class NpzSource final : public IndexedSource {
         return Status(ErrorCode::limit_exceeded, what + " declares " + std::to_string(m.uncompressed_size) +
                                                      " bytes from " + std::to_string(m.compressed_size) +
                                                      " compressed: beyond deflate's 1032:1 maximum ratio");
-      ZT_ASSIGN_OR_RETURN(npy::Header h, member_header(m, what));
+      std::string name = m.name.substr(0, m.name.size() - 4);
+      if (contains(name))
+        return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
+      npy::Header literal;
+      auto parsed = member_header(m, what, &literal);
+      if (!parsed.ok() && parsed.status().code() == ErrorCode::unsupported) {
+        add_object(refused_object(name, literal, parsed.status()));
+        entries_.push_back({std::move(m), std::move(literal), parsed.status()});
+        continue;
+      }
+      ZT_ASSIGN_OR_RETURN(npy::Header h, std::move(parsed));
       if (h.data_offset + h.data_bytes != m.uncompressed_size)  // both bounded above: no overflow
         return Status(ErrorCode::length_mismatch, what + ": the .npy header implies " +
                                                       std::to_string(h.data_offset + h.data_bytes) +
                                                       " bytes but the archive declares " +
                                                       std::to_string(m.uncompressed_size));
-      std::string name = m.name.substr(0, m.name.size() - 4);
-      if (contains(name))
-        return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
       const uint64_t offset = m.method == zip::kStored ? m.data_offset + h.data_offset : m.data_offset;
       add_object(npy::dense_object(name, h, offset));
-      entries_.push_back({std::move(m), std::move(h)});
+      entries_.push_back({std::move(m), std::move(h), {}});
     }
     return Status::Ok();
   }
@@ -89,6 +109,7 @@ class NpzSource final : public IndexedSource {
   const char* format_name() const override { return "npz"; }
   Result<ComponentBytes> read_data(size_t slot, const Object&) const override {
     const Entry& e = entries_[slot];
+    if (!e.refusal.ok()) return e.refusal;
     if (e.member.method == zip::kStored)
       return npy::to_c_order_le(e.header, stored(e.member).subspan(e.header.data_offset), owner_);
     ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
@@ -114,12 +135,12 @@ class NpzSource final : public IndexedSource {
   std::span<const uint8_t> stored(const zip::Member& m) const { return bytes_.subspan(m.data_offset, m.uncompressed_size); }
   std::span<const uint8_t> compressed(const zip::Member& m) const { return bytes_.subspan(m.data_offset, m.compressed_size); }
 
-  Result<npy::Header> member_header(const zip::Member& m, const std::string& what) const {
-    if (m.method == zip::kStored) return npy::parse_header(stored(m), what);
+  Result<npy::Header> member_header(const zip::Member& m, const std::string& what, npy::Header* literal) const {
+    if (m.method == zip::kStored) return npy::parse_header(stored(m), what, literal);
     std::vector<uint8_t> prefix(std::min<uint64_t>(m.uncompressed_size, npy::kMaxPrefixBytes));
     ZT_ASSIGN_OR_RETURN(uint64_t n, zip::inflate_prefix(compressed(m), prefix, what));
     prefix.resize(n);
-    return npy::parse_header(prefix, what);
+    return npy::parse_header(prefix, what, literal);
   }
 
   Result<std::shared_ptr<std::vector<uint8_t>>> inflate_member(const zip::Member& m) const {

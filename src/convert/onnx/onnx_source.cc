@@ -1,16 +1,15 @@
-// TensorSource over an ONNX model: walks ModelProto -> graph -> initializer
-// and nothing deeper, so hostile nesting elsewhere in the graph (subgraphs in
-// node attributes) is skipped without recursion.
+// TensorSource over an ONNX model: ModelProto -> graph, whose initializers
+// and Constant-node tensors (subgraphs included) onnx_graph.h collects.
 //
 // ModelProto fields read: ir_version 1, producer_name 2, producer_version 3,
 // domain 4, model_version 5, doc_string 6, graph 7, opset_import 8
-// (OperatorSetIdProto: domain 1, version 2), metadata_props 14. GraphProto:
-// name 2, initializer 5, sparse_initializer 15 (counted, not read).
+// (OperatorSetIdProto: domain 1, version 2), metadata_props 14.
 #include <cstring>
 
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/onnx/external_data.h"
+#include "convert/onnx/onnx_graph.h"
 #include "convert/onnx/onnx_tensor.h"
 #include "convert/onnx/protobuf_wire.h"
 #include "ztensor/onnx_format.h"
@@ -19,8 +18,6 @@
 namespace zt {
 namespace {
 
-// Messages are read ModelProto > GraphProto > TensorProto > entry: four
-// levels, fixed by the code. Fields deeper than that are skipped whole.
 inline constexpr uint64_t kMaxInitializers = uint64_t{1} << 22;
 
 struct Slot {
@@ -58,19 +55,21 @@ class OnnxSource final : public IndexedSource {
 
  private:
   Status read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext);
-  Status add(onnx::OnnxTensor t, onnx::ExternalFiles& ext);
+  Status add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext);
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
   std::vector<Slot> slots_;  // parallel to manifest_.objects
-  uint64_t sparse_skipped_ = 0;
-  std::string graph_name_;
+  onnx::GraphWalk walk_;
 };
 
-Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
+Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext) {
   if (slots_.size() >= kMaxInitializers)
     return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
-  if (contains(t.name)) return {ErrorCode::invalid_structure, "onnx: initializer '" + t.name + "' appears twice"};
+  // A subgraph may reuse a name a sibling subgraph defines (ONNX scopes
+  // names per graph); it is then kept under its scope ("If_0.else_branch/c").
+  if (contains(t.name) && !scope.empty()) t.name = scope + t.name;
+  if (contains(t.name)) return {ErrorCode::invalid_structure, "onnx: tensor '" + t.name + "' appears twice (initializers and Constant outputs share one namespace)"};
   Slot s;
   uint64_t offset = 0;
   if (t.has_raw) {
@@ -91,19 +90,8 @@ Status OnnxSource::add(onnx::OnnxTensor t, onnx::ExternalFiles& ext) {
 }
 
 Status OnnxSource::read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext) {
-  pb::Reader r(graph, "GraphProto");
-  while (!r.done()) {
-    ZT_ASSIGN_OR_RETURN(pb::Field f, r.next());
-    if (f.number == 5 && f.wire == pb::kLen) {
-      ZT_ASSIGN_OR_RETURN(auto t, onnx::parse_tensor(f.bytes, slots_.size()));
-      ZT_RETURN_IF_ERROR(add(std::move(t), ext));
-    } else if (f.number == 2 && f.wire == pb::kLen) {
-      graph_name_ = text(f.bytes);
-    } else if (f.number == 15) {
-      ++sparse_skipped_;
-    }
-  }
-  return {};
+  walk_.add = [this, &ext](onnx::OnnxTensor t, const std::string& scope) { return add(std::move(t), scope, ext); };
+  return onnx::walk_graph(graph, walk_);
 }
 
 Result<std::unique_ptr<TensorSource>> OnnxSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
@@ -152,10 +140,12 @@ Result<std::unique_ptr<TensorSource>> OnnxSource::load(std::span<const uint8_t> 
     }
   }
   if (!has_graph) return Status(ErrorCode::malformed_manifest, "onnx: ModelProto has no graph (field 7): not an ONNX model");
-  if (!src->graph_name_.empty()) attrs.set("graph_name", Value::text(src->graph_name_));
+  if (!src->walk_.name.empty()) attrs.set("graph_name", Value::text(src->walk_.name));
   if (!opsets.as_map().empty()) attrs.set("opset_import", std::move(opsets));
   if (!props.as_map().empty()) attrs.set("metadata_props", std::move(props));
-  if (src->sparse_skipped_) attrs.set("sparse_initializers_skipped", Value::uint(src->sparse_skipped_));
+  if (src->walk_.sparse_skipped) attrs.set("sparse_initializers_skipped", Value::uint(src->walk_.sparse_skipped));
+  if (src->walk_.constants_skipped) attrs.set("constants_skipped", Value::uint(src->walk_.constants_skipped));
+  src->walk_.add = nullptr;  // it refers to `ext`, which ends here
   src->manifest_.version = "1.2.0";
   src->manifest_.attributes = std::move(attrs);
   return std::unique_ptr<TensorSource>(std::move(src));

@@ -73,8 +73,9 @@ const OnnxType* onnx_type(int32_t id) {
   return nullptr;
 }
 
-Result<OnnxTensor> parse_tensor(std::span<const uint8_t> message, size_t index) {
+Result<OnnxTensor> parse_tensor(std::span<const uint8_t> message, size_t index, const std::string& name) {
   OnnxTensor t;
+  t.name = name;
   std::string what = "initializer #" + std::to_string(index);
   pb::Reader r(message, what);
   int64_t data_type = 0;
@@ -115,7 +116,7 @@ Result<OnnxTensor> parse_tensor(std::span<const uint8_t> message, size_t index) 
       case 6: return bad(ErrorCode::unsupported, "string_data: STRING tensors have no zTensor dtype");
       case 8:
         ZT_RETURN_IF_ERROR(need(pb::kLen, "name"));
-        t.name.assign(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+        if (name.empty()) t.name.assign(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
         break;
       case 9:
         ZT_RETURN_IF_ERROR(need(pb::kLen, "raw_data"));

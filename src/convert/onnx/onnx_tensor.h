@@ -52,11 +52,12 @@ struct OnnxTensor {
 };
 
 // Parses and validates one TensorProto; `index` names it in errors until its
-// name is known. Errors: malformed_manifest, unsupported (STRING, segments,
+// name is known. A non-empty `name` replaces the stored one (a Constant
+// node's tensor is named by the node's output). Errors: malformed_manifest, unsupported (STRING, segments,
 // 4-bit types), unknown_dtype, shape_overflow, length_mismatch (raw_data or
 // value count disagrees with the shape), invalid_structure (data in two
 // places or in the wrong typed field), limit_exceeded (rank).
-Result<OnnxTensor> parse_tensor(std::span<const uint8_t> message, size_t index);
+Result<OnnxTensor> parse_tensor(std::span<const uint8_t> message, size_t index, const std::string& name = {});
 
 // Decodes typed repeated values into `out` (exactly t.nbytes bytes).
 Status decode_typed(const OnnxTensor& t, uint8_t* out);

@@ -1,5 +1,6 @@
 #include "convert/pytorch/pickle_globals.h"
 
+#include <optional>
 #include <string>
 
 #include "ztensor/checked_math.h"
@@ -54,8 +55,30 @@ Result<std::vector<int64_t>> get_dims(const Machine& m, Ref r, const std::string
   return dims;
 }
 
+// The metadata dict of _rebuild_tensor_v2/_v3 (torch._utils.set_tensor_metadata):
+// {"conj": True, "neg": True} for a lazy conj / neg view whose storage holds
+// the values before the view's sign flips.
+Status read_view_bits(const Machine& m, Ref metadata, const std::string& fn, Obj& t) {
+  const Obj& d = m.at(metadata);
+  if (d.kind == Kind::none) return {};
+  if (d.kind != Kind::dict) return bad_args(fn, "metadata must be a dict or None");
+  for (const auto& [k, v] : d.entries) {
+    const Obj& key = m.at(k);
+    const Obj& val = m.at(v);
+    if (key.kind != Kind::text) return bad_args(fn, "metadata keys must be strings");
+    if (val.kind != Kind::boolean && val.kind != Kind::integer) return bad_args(fn, "metadata values must be booleans");
+    if (val.i == 0) continue;
+    if (key.s == "conj") t.conj = true;
+    else if (key.s == "neg") t.neg = true;
+    else if (t.unknown_bit.empty()) t.unknown_bit = printable(key.s);
+  }
+  return {};
+}
+
 // _rebuild_tensor{,_v2,_v3}: (storage, storage_offset, size, stride, ...).
-Result<Ref> rebuild_tensor(Machine& m, const std::vector<Ref>& a, const std::string& fn, const Obj* dtype) {
+// `metadata` is the view-bit dict argument, absent for _rebuild_tensor.
+Result<Ref> rebuild_tensor(Machine& m, const std::vector<Ref>& a, const std::string& fn, const Obj* dtype,
+                           std::optional<Ref> metadata) {
   if (m.at(a[0]).kind != Kind::storage) return bad_args(fn, "argument 0 must be a storage (from a persistent id)");
   ZT_ASSIGN_OR_RETURN(int64_t offset, get_int(m, a[1], fn, "storage_offset"));
   if (offset < 0) return Status(ErrorCode::invalid_structure, "pickle: " + fn + ": negative storage_offset");
@@ -70,6 +93,7 @@ Result<Ref> rebuild_tensor(Machine& m, const std::vector<Ref>& a, const std::str
   t.offset = offset;
   t.size = std::move(size);
   t.stride = std::move(stride);
+  if (metadata) ZT_RETURN_IF_ERROR(read_view_bits(m, *metadata, fn, t));
   return m.make(std::move(t));
 }
 
@@ -126,16 +150,16 @@ Result<Ref> reduce(Machine& m, Ref callable, Ref args_ref) {
     }
     case GlobalId::rebuild_tensor:
       ZT_RETURN_IF_ERROR(need(4, 4));
-      return rebuild_tensor(m, a, fn, nullptr);
+      return rebuild_tensor(m, a, fn, nullptr, std::nullopt);
     case GlobalId::rebuild_tensor_v2:
       ZT_RETURN_IF_ERROR(need(6, 7));
-      return rebuild_tensor(m, a, fn, nullptr);
+      return rebuild_tensor(m, a, fn, nullptr, a.size() > 6 ? std::optional<Ref>(a[6]) : std::nullopt);
     case GlobalId::rebuild_tensor_v3: {
       ZT_RETURN_IF_ERROR(need(7, 8));
       const Obj& d = m.at(a[6]);
       if (d.kind != Kind::global || d.global != GlobalId::dtype) return bad_args(fn, "argument 6 must be a torch dtype");
       Obj dtype = d;
-      return rebuild_tensor(m, a, fn, &dtype);
+      return rebuild_tensor(m, a, fn, &dtype, a.size() > 7 ? std::optional<Ref>(a[7]) : std::nullopt);
     }
     case GlobalId::rebuild_parameter:
     case GlobalId::rebuild_parameter_with_state: {

@@ -64,6 +64,8 @@ struct Obj {
   Ref storage = 0;
   int64_t offset = 0;
   std::vector<int64_t> size, stride;
+  bool conj = false, neg = false;  // torch's lazy conj/neg view bits
+  std::string unknown_bit;         // a metadata key set true that we cannot apply
 };
 
 class Machine {

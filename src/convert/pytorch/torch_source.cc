@@ -8,6 +8,7 @@
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
+#include "convert/pytorch/torch_view_bits.h"
 #include "convert/pytorch/torch_zip.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/reader.h"
@@ -69,14 +70,16 @@ class TorchSource final : public IndexedSource {
       out.zero_copy = true;
       return out;
     }
-    if (s.contiguous && !big_endian_) {
+    const bool view_bits = has_view_bits(s.ref);
+    if (view_bits) ZT_RETURN_IF_ERROR(check_view_bits(s.ref));  // refused when read; other tensors stay readable
+    if (s.contiguous && !big_endian_ && !view_bits) {
       out.bytes = s.storage.subspan(static_cast<size_t>(s.ref.storage_offset * s.ref.element_bytes), static_cast<size_t>(s.nbytes));
       out.owner = owner_;
       out.zero_copy = true;
       return out;
     }
     if (s.nbytes > kMaxGatheredBytes)
-      return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a strided view of " +
+      return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a view (strided or sign-flipped) of " +
                                                    std::to_string(s.nbytes) + " bytes (copy limit " + std::to_string(kMaxGatheredBytes) + ")");
     auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.nbytes));
     if (s.contiguous)
@@ -84,6 +87,7 @@ class TorchSource final : public IndexedSource {
     else
       gather(s, buf->data());
     if (big_endian_) byteswap_elements(buf->data(), buf->size(), dtype_width(s.ref.dtype));
+    if (view_bits) apply_view_bits(s.ref, {buf->data(), buf->size()});
     out.bytes = {buf->data(), buf->size()};
     out.owner = buf;
     return out;
@@ -112,6 +116,12 @@ class TorchSource final : public IndexedSource {
   std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
   std::vector<const ZipMember*> checked_members_;
 };
+
+bool has_member_under(const ZipIndex& zip, const std::string& folder) {
+  for (const auto& m : zip.members())
+    if (m.name.starts_with(folder)) return true;
+  return false;
+}
 
 // Checks one tensor's view against its storage record and fills the slot.
 Result<TensorSlot> place(const TorchTensorRef& t, const ZipIndex& zip, std::span<const uint8_t> file, const std::string& prefix) {
@@ -183,6 +193,12 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
   if (members.empty()) return Status(ErrorCode::bad_magic, "pytorch: empty zip archive");
   const std::string& first = members.front().name;
   std::string prefix = first.substr(0, first.find('/'));
+  // torch.jit.save archives hold a pickle too, but of scripted modules
+  // (__torch__ globals) with their code beside it: name them, not the global.
+  if (src->zip_.find(prefix + "/constants.pkl") || has_member_under(src->zip_, prefix + "/code/"))
+    return Status(ErrorCode::unsupported,
+                  "pytorch: TorchScript archive (torch.jit.save, code/ and constants.pkl records): not supported; "
+                  "save the module's state_dict() with torch.save to read its tensors");
   const ZipMember* pkl = src->zip_.find(prefix + "/data.pkl");
   if (!pkl) return Status(ErrorCode::bad_magic, "pytorch: zip has no '" + prefix + "/data.pkl' record (not a torch.save checkpoint)");
   if (const ZipMember* bo = src->zip_.find(prefix + "/byteorder")) {

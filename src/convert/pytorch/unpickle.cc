@@ -84,6 +84,9 @@ class Flattener {
 
   Status add_tensor(const pickle::Obj& t, const std::string& name) {
     ZT_RETURN_IF_ERROR(claim(name));
+    if (!t.unknown_bit.empty())
+      return {ErrorCode::unsupported, "pickle: tensor '" + name + "' sets the view bit '" + t.unknown_bit +
+                                          "', which zTensor cannot apply (only conj and neg are understood)"};
     const auto& st = m_.at(t.storage);
     const auto& info = pickle::torch_scalar_info(t.scalar);
     TorchTensorRef ref;
@@ -97,6 +100,8 @@ class Flattener {
     ref.storage_bytes = static_cast<uint64_t>(st.i);
     ref.shape.assign(t.size.begin(), t.size.end());
     ref.stride.assign(t.stride.begin(), t.stride.end());
+    ref.conj = t.conj;
+    ref.neg = t.neg;
     result.tensors.push_back(std::move(ref));
     return {};
   }

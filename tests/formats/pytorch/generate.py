@@ -35,15 +35,26 @@ ZT_DTYPES = {
 
 
 def tensor_bytes(t):
-    t = t.detach().contiguous()
+    t = t.detach().resolve_conj().resolve_neg().contiguous()  # the values torch.load's view shows
     if t.dtype.is_complex:
         t = torch.view_as_real(t).contiguous()
     return t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
 
 
 def is_contiguous_view(t):
-    # zero-copy iff the saved view is row-major within its storage
-    return t.numel() == 0 or t.is_contiguous()
+    # zero-copy iff the saved view is row-major within its storage and has no
+    # conj/neg bit to apply
+    return t.numel() == 0 or (t.is_contiguous() and not t.is_conj() and not t.is_neg())
+
+
+def view_bits():
+    """Lazy conj/neg views: saved as the base storage plus a metadata bit."""
+    z = torch.tensor([[1 + 2j, -3 - 4j], [0.5j, 7 + 0j]], dtype=torch.complex64)
+    f = torch.tensor([1.5, -2.0, 0.0, float("nan")])
+    return {"conj": z.conj(), "conj128_t": z.to(torch.complex128).conj().t(), "neg": torch._neg_view(f),
+            "neg_bf16": torch._neg_view(f.to(torch.bfloat16)), "neg_conj": torch._neg_view(z).conj(),
+            "neg_i16": torch._neg_view(torch.tensor([0, 1, -32768, 32767], dtype=torch.int16)),
+            "neg_u8": torch._neg_view(torch.tensor([0, 1, 255], dtype=torch.uint8))}
 
 
 def flatten(obj, prefix, tensors, attrs, original):
@@ -173,6 +184,7 @@ def generate(out):
         "permuted3d": torch.arange(60, dtype=torch.int16).reshape(3, 4, 5).permute(2, 0, 1),
     }
     files["views.pt"] = record(f"{out}/views.pt", views)
+    files["view_bits.pt"] = record(f"{out}/view_bits.pt", view_bits())
 
     edge = {
         "model": {"w": torch.tensor(1.5), "sub": {"empty": torch.zeros(0, 3), "b": torch.ones(2, dtype=torch.float16)}},

@@ -5,6 +5,7 @@
 // refused with the recorded error.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -84,6 +85,51 @@ TEST(OnnxFiles, ExternalDataZeroCopyAndMemoryVariant) {
   EXPECT_TRUE(data->zero_copy);
   EXPECT_EQ(data->bytes.size(), 8u * 8u * 4u);
   EXPECT_EQ((*with_dir)->read_component(*w, "scales").status().code(), ErrorCode::not_found);
+}
+
+// Protobuf length-delimited field (field numbers and lengths below 128).
+std::string len_field(int number, const std::string& payload) {
+  std::string out(1, static_cast<char>(number << 3 | 2));
+  size_t n = payload.size();
+  do {
+    out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    n >>= 7;
+  } while (n);
+  return out + payload;
+}
+
+// graph { node { op_type "If", attribute { g: <graph> } } }, `levels` deep,
+// with a Constant float tensor at the bottom.
+std::string nested_graph(int levels) {
+  std::string tensor = std::string("\x08\x02", 2) + std::string("\x10\x01", 2) +  // dims 2, FLOAT
+                       len_field(9, std::string("\x00\x00\xc0\x3f\x00\x00\x20\x40", 8));  // 1.5, 2.5
+  std::string constant = len_field(2, "deep_w") + len_field(4, "Constant") + len_field(5, len_field(1, "value") + len_field(5, tensor));
+  std::string graph = len_field(1, constant);
+  for (int i = 0; i < levels; ++i)
+    graph = len_field(1, len_field(2, "y") + len_field(4, "If") + len_field(5, len_field(1, "then_branch") + len_field(6, graph)));
+  return std::string("\x08\x08", 2) + len_field(7, graph);
+}
+
+TEST(OnnxFiles, ConstantInsideNestedSubgraphsIsFoundUpToTheDepthLimit) {
+  auto open = [](const std::string& model) {
+    auto bytes = std::make_shared<std::vector<uint8_t>>(model.begin(), model.end());
+    return open_onnx_memory({bytes->data(), bytes->size()}, bytes);
+  };
+  auto ok = open(nested_graph(8));
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  const Object* w = (*ok)->find("deep_w");
+  ASSERT_NE(w, nullptr);
+  auto data = (*ok)->read_component(*w, "data");
+  ASSERT_TRUE(data.ok());
+  float v[2];
+  ASSERT_EQ(data->bytes.size(), sizeof v);
+  std::memcpy(v, data->bytes.data(), sizeof v);
+  EXPECT_EQ(v[0], 1.5f);
+  EXPECT_EQ(v[1], 2.5f);
+  auto deep = open(nested_graph(40));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), ErrorCode::limit_exceeded);
+  EXPECT_NE(deep.status().message().find("subgraphs nest deeper"), std::string::npos);
 }
 
 }  // namespace

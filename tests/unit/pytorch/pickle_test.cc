@@ -30,8 +30,9 @@ Bytes i32(int32_t v) {
 }
 Bytes proto(int p) { return Bytes("\x80") + static_cast<char>(p); }
 Bytes k1(int v) { return Bytes("K") + static_cast<char>(v); }  // BININT1 (may be 0: no literal NUL)
+// `metadata` is pickled after the hooks: "" for none (six arguments).
 Bytes tensor_v2(const std::string& cls, const std::string& key, int numel, int offset, std::vector<int> size,
-                std::vector<int> stride) {
+                std::vector<int> stride, const Bytes& metadata = "") {
   Bytes pid = "(" + u("storage") + glob("torch", cls) + u(key) + u("cpu") + i32(numel) + "tQ";
   auto tup = [](const std::vector<int>& xs) {
     Bytes b = "(";
@@ -39,7 +40,7 @@ Bytes tensor_v2(const std::string& cls, const std::string& key, int numel, int o
     return b + "t";
   };
   return glob("torch._utils", "_rebuild_tensor_v2") + "(" + pid + i32(offset) + tup(size) + tup(stride) + "\x89" +
-         glob("collections", "OrderedDict") + ")R" + "tR";
+         glob("collections", "OrderedDict") + ")R" + metadata + "tR";
 }
 
 Result<UnpickledCheckpoint> run(const Bytes& p) {
@@ -192,6 +193,29 @@ TEST(Unpickle, BareTensorRootIsNamedTensor) {
   ASSERT_EQ(r->tensors.size(), 1u);
   EXPECT_EQ(r->tensors[0].name, "tensor");
   EXPECT_EQ(r->tensors[0].storage_bytes, 24u);
+}
+
+// torch.save of x.conj() / torch._neg_view(x): base storage plus a metadata
+// dict {"conj": True, "neg": True} (the 7th argument of _rebuild_tensor_v2).
+TEST(Unpickle, ConjAndNegViewBitsAreRead) {
+  Bytes bits = "}(" + u("neg") + "\x88" + u("conj") + "\x88" + "u";
+  auto r = run(proto(2) + "}" + u("c") + tensor_v2("ComplexFloatStorage", "0", 2, 0, {2}, {1}, bits) + "s" + u("p") +
+               tensor_v2("FloatStorage", "1", 2, 0, {2}, {1}, "}") + "s.");
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  ASSERT_EQ(r->tensors.size(), 2u);
+  EXPECT_TRUE(r->tensors[0].conj);
+  EXPECT_TRUE(r->tensors[0].neg);
+  EXPECT_FALSE(r->tensors[1].conj);
+  EXPECT_FALSE(r->tensors[1].neg);
+}
+
+TEST(Unpickle, UnknownViewBitIsRefusedNamingTheTensor) {
+  Bytes bits = "}" + u("zerotensor") + "\x88" + "s";
+  auto r = run(proto(2) + "}" + u("z") + tensor_v2("FloatStorage", "0", 2, 0, {2}, {1}, bits) + "s.");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::unsupported);
+  EXPECT_NE(r.status().message().find("'z'"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("zerotensor"), std::string::npos) << r.status().message();
 }
 
 }  // namespace
