@@ -41,7 +41,7 @@ fuzz: deps
 python: deps
 	$(PIP) install -q . -Cbuild-dir=build/python
 
-test-cpp: build-asan
+test-cpp: build-asan pydeps
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 test-fuzz: fuzz
