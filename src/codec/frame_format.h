@@ -40,6 +40,11 @@ inline constexpr uint32_t kChunkBytesMax = 8u << 20;
 // Decoders reject chunks over 256 MiB: bounds per-chunk scratch memory.
 inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
 
+// The smallest body a non-empty chunk can have: transform id, tail length,
+// stream count and one 9-byte stream table entry (u8 method, u32 raw length,
+// u32 coded length; docs/codec.md).
+inline constexpr uint32_t kMinChunkBodyBytes = 3 + 9;
+
 struct FrameHeader {
   bool zara = false;
   DType dtype = DType::opaque;
@@ -53,5 +58,11 @@ struct FrameHeader {
 void write_frame_header(const FrameHeader& h, uint8_t* out);
 // Validates magic, version, dtype, mode, reserved byte and the size limits.
 zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> frame);
+// "Frames declare, the decoder checks", before any output is allocated: in
+// mode 0 every chunk's coded length fits in the bytes left, each is at least
+// kMinChunkBodyBytes and together they end exactly at the frame's end; in
+// mode 1 the zstd frame's own headers must be able to produce the declared
+// length. What is left (a chunk's coded content) is found chunk by chunk.
+zt::Status check_frame_body(std::span<const uint8_t> frame, const FrameHeader& h);
 
 }  // namespace z4ai::detail

@@ -266,12 +266,9 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
   } else {
     const size_t n = h.n_chunks;
     const uint8_t* table = frame.data() + detail::kFrameHeaderBytes;
-    std::vector<size_t> offsets(n + 1);
+    std::vector<size_t> offsets(n + 1);  // check_frame_body: they tile the frame
     offsets[0] = detail::kFrameHeaderBytes + 4 * n;
     for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + detail::load_u32(table + 4 * i);
-    if (offsets[n] != frame.size())
-      return {ErrorCode::corrupt_stream, "z4ai frame: chunk lengths add up to " + std::to_string(offsets[n]) +
-                                             " bytes, frame has " + std::to_string(frame.size())};
     auto chunk_of = [&](size_t i) {
       const uint64_t off = uint64_t(i) * h.chunk_bytes;
       return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
@@ -293,11 +290,17 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
     std::vector<zt::Status> status(n);
     std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
     for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
+    // Chunks are taken in order and none is started after one fails: a frame
+    // whose chunk k lies costs the memory of chunks up to k (plus one per
+    // other worker), not its declared length.
     std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
     auto decode_next = [&] {
+      if (failed.load(std::memory_order_relaxed)) return false;
       const size_t i = next.fetch_add(1);
       if (i >= n) return false;
       status[i] = decode_one(i);
+      if (!status[i].ok()) failed.store(true, std::memory_order_relaxed);
       done[i].store(true, std::memory_order_release);
       return true;
     };
@@ -324,11 +327,14 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
 
 zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads) {
   ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
   return decode_frame(frame, h, out, threads);
 }
 
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads) {
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads, uint64_t max_output) {
   ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
+  ZT_RETURN_IF_ERROR(check_max_output("z4ai frame", h.original_length, max_output));
   std::vector<uint8_t> out;
   try {
     out.resize(size_t(h.original_length));
