@@ -1,0 +1,93 @@
+// ZSTN files in bounded memory (z4ai::zstn::compress_file / decompress_file /
+// verify_file): the same bytes as the in-memory calls, and a container cut
+// short is an error naming the truncation.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "test_data.h"
+#include "z4ai/zstn.h"
+
+namespace z4ai::zstn {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+void write_all(const fs::path& p, const std::vector<uint8_t>& b) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+
+// 40 float tensors of 64 KiB (several windows) with one tied pair.
+std::vector<uint8_t> model() {
+  std::string header = "{";
+  std::vector<uint8_t> data;
+  for (int i = 0; i < 40; ++i) {
+    auto t = testing::gaussian_fp32(16384, i == 9 ? 4 : uint32_t(i + 1));
+    header += std::string(i ? "," : "") + "\"t" + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[16384]," +
+              "\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + t.size()) + "]}";
+    data.insert(data.end(), t.begin(), t.end());
+  }
+  header += "}";
+  std::vector<uint8_t> st;
+  for (int i = 0; i < 8; ++i) st.push_back(uint8_t(uint64_t(header.size()) >> (8 * i)));
+  st.insert(st.end(), header.begin(), header.end());
+  st.insert(st.end(), data.begin(), data.end());
+  return st;
+}
+
+class ZstnFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("zstn_file_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(ZstnFile, StreamedBytesEqualTheInMemoryCallsBothWays) {
+  const auto st = model();
+  write_all(dir_ / "m.safetensors", st);
+  for (unsigned workers : {1u, 3u}) {
+    Options o;
+    o.workers = workers;
+    auto stats = compress_file((dir_ / "m.safetensors").string(), (dir_ / "m.zstn").string(), o);
+    ASSERT_TRUE(stats.ok()) << stats.status().to_string();
+    const auto z = read_all(dir_ / "m.zstn");
+    EXPECT_EQ(z, compress(st, o).value());
+    EXPECT_EQ(stats->output_bytes, z.size());
+    auto back = decompress_file((dir_ / "m.zstn").string(), (dir_ / "back.safetensors").string(), workers);
+    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    EXPECT_EQ(back->tensors, 40u);
+    EXPECT_EQ(read_all(dir_ / "back.safetensors"), st);
+    EXPECT_TRUE(verify_file((dir_ / "m.zstn").string(), workers).ok());
+  }
+}
+
+TEST_F(ZstnFile, TruncatedContainerIsAnErrorAndWritesNothing) {
+  write_all(dir_ / "m.safetensors", model());
+  ASSERT_TRUE(compress_file((dir_ / "m.safetensors").string(), (dir_ / "m.zstn").string(), {}).ok());
+  auto z = read_all(dir_ / "m.zstn");
+  for (size_t keep : {size_t(0), size_t(10), z.size() / 2, z.size() - 1}) {
+    write_all(dir_ / "cut.zstn", std::vector<uint8_t>(z.begin(), z.begin() + keep));
+    auto v = verify_file((dir_ / "cut.zstn").string());
+    EXPECT_FALSE(v.ok()) << keep;
+    auto d = decompress_file((dir_ / "cut.zstn").string(), (dir_ / "out.safetensors").string());
+    EXPECT_FALSE(d.ok()) << keep;
+    EXPECT_FALSE(fs::exists(dir_ / "out.safetensors")) << keep;
+  }
+}
+
+}  // namespace
+}  // namespace z4ai::zstn
