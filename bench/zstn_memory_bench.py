@@ -27,11 +27,12 @@ MiB = 1 << 20
 TENSOR_BYTES = 64 * MiB
 
 
-def write_model(path: str, size_bytes: int) -> int:
-    n_tensors = max(1, size_bytes // TENSOR_BYTES)
-    n = TENSOR_BYTES // 4
+def write_model(path, n_tensors: int, tensor_bytes: int) -> None:
+    """A safetensors file of weight-like float32 tensors, written tensor by
+    tensor (tests/python/z4ai/test_zstn_bounded_memory.py uses it too)."""
+    n = tensor_bytes // 4
     header = {f"layer{i}.weight": {"dtype": "F32", "shape": [n],
-                                   "data_offsets": [i * TENSOR_BYTES, (i + 1) * TENSOR_BYTES]}
+                                   "data_offsets": [i * tensor_bytes, (i + 1) * tensor_bytes]}
               for i in range(n_tensors)}
     hj = json.dumps(header).encode()
     hj += b" " * (-len(hj) % 8)
@@ -40,7 +41,6 @@ def write_model(path: str, size_bytes: int) -> int:
         f.write(struct.pack("<Q", len(hj)) + hj)
         for _ in range(n_tensors):
             f.write((rng.standard_normal(n, dtype=np.float32) * 0.02).tobytes())
-    return n_tensors
 
 
 def status_kib(pid: int, key: str) -> int:
@@ -76,7 +76,8 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         st = os.path.join(d, "model.safetensors")
-        n = write_model(st, int(args.size_gib * (1 << 30)))
+        n = max(1, int(args.size_gib * (1 << 30)) // TENSOR_BYTES)
+        write_model(st, n, TENSOR_BYTES)
         size_mib = os.path.getsize(st) / MiB
         print(f"model: {n} float32 tensors, {size_mib:.0f} MiB; zt = {args.zt}\n")
         print("| command | seconds | peak RSS MiB | peak anonymous MiB |")

@@ -62,6 +62,11 @@ nb::object decode_to_bytes(const char* what, uint64_t n, uint64_t max_output, Fi
   return obj;
 }
 
+z4ai::zstn::Options zstn_options(int level, unsigned threads, unsigned workers, const std::string& effort) {
+  const z4ai::CompressOptions c = options("", level, threads, true, effort);
+  return z4ai::zstn::Options{c.level, c.threads, workers, c.effort};
+}
+
 const char* kind_name(z4ai::FrameKind k) {
   switch (k) {
     case z4ai::FrameKind::z4ai: return "Z4AI";
@@ -271,13 +276,7 @@ NB_MODULE(_z4ai, m) {
       "zstn_compress",
       [](nb::handle safetensors, int level, unsigned threads, unsigned workers, const std::string& effort) {
         Buffer in(safetensors.ptr(), false);
-        z4ai::zstn::Options o;
-        o.level = level;
-        o.threads = threads;
-        o.workers = workers;
-        auto e = z4ai::parse_effort(effort);
-        check(e.status());
-        o.effort = e.value();
+        const auto o = zstn_options(level, threads, workers, effort);
         zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
         {
           nb::gil_scoped_release release;
@@ -307,13 +306,7 @@ NB_MODULE(_z4ai, m) {
       "zstn_compress_file",
       [](const std::string& in_path, const std::string& out_path, int level, unsigned threads, unsigned workers,
          const std::string& effort) {
-        z4ai::zstn::Options o;
-        o.level = level;
-        o.threads = threads;
-        o.workers = workers;
-        auto e = z4ai::parse_effort(effort);
-        check(e.status());
-        o.effort = e.value();
+        const auto o = zstn_options(level, threads, workers, effort);
         zt::Result<z4ai::zstn::FileStats> r = z4ai::zstn::FileStats{};
         {
           nb::gil_scoped_release release;

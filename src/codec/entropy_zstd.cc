@@ -145,7 +145,8 @@ bool zstd_output_bound(std::span<const uint8_t> in, uint64_t& bound) {
       if (in.size() - pos < 4) return false;
       pos += 4;
     }
-    if (zfh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN) frame_bound = std::min<uint64_t>(frame_bound, zfh.frameContentSize);
+    if (zfh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN)
+      frame_bound = std::min<uint64_t>(frame_bound, zfh.frameContentSize);
     bound += frame_bound;
   }
   return true;

@@ -128,7 +128,8 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, f->read_vec(p.body_offset + 8, flen));
     ZT_ASSIGN_OR_RETURN(FrameInfo info, peek(frame));
     if (info.original_length != p.data_len || (info.kind != FrameKind::z4ai && info.kind != FrameKind::zara))
-      return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN '" + path + "': opaque frame does not decode to data_len");
+      return zt::Status(zt::ErrorCode::length_mismatch,
+                        "ZSTN '" + path + "': opaque frame does not decode to data_len");
     std::vector<uint8_t> st(head.begin() + 6, head.end() - 8);  // u64 header length + header
     ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, decompress(frame, workers));
     detail::put_bytes(st, data);
@@ -142,7 +143,8 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
   if (f->size() < p.body_offset + kFooterBytes) return corrupt(path, "too short for the footer");
   const uint64_t footer_at = f->size() - kFooterBytes;
   ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> footer, f->read_vec(footer_at, kFooterBytes));
-  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0) return corrupt(path, "footer sentinel missing (truncated file?)");
+  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0)
+    return corrupt(path, "footer sentinel missing (truncated file?)");
   const uint64_t index_offset = detail::load_u64(footer.data()), index_len = detail::load_u64(footer.data() + 8);
   if (index_offset < p.body_offset || index_offset > footer_at || index_len != footer_at - index_offset)
     return corrupt(path, "index must sit between the frames and the footer");
@@ -169,8 +171,8 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     });
     for (size_t k = 0; k < decoded.size(); ++k) {
       if (!decoded[k].ok())
-        return zt::Status(decoded[k].status().code(),
-                          "ZSTN '" + path + "' tensor '" + entries[first + k].name + "': " + decoded[k].status().message());
+        return zt::Status(decoded[k].status().code(), "ZSTN '" + path + "' tensor '" + entries[first + k].name +
+                                                          "': " + decoded[k].status().message());
       ZT_RETURN_IF_ERROR(emit(decoded[k].value()));
       decoded[k] = std::vector<uint8_t>{};
     }

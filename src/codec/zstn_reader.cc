@@ -105,7 +105,8 @@ zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> z, unsigned
     for (const IndexEntry& e : entries) {
       if (e.kind != EntryKind::frame) continue;
       auto info = peek(z.subspan(size_t(e.frame_offset), size_t(e.frame_len)));
-      if (!info.ok()) return zt::Status(info.status().code(), "ZSTN tensor '" + e.name + "': " + info.status().message());
+      if (!info.ok())
+        return zt::Status(info.status().code(), "ZSTN tensor '" + e.name + "': " + info.status().message());
       if ((info->kind != FrameKind::z4ai && info->kind != FrameKind::zara) ||
           info->original_length != e.dest_end - e.dest_begin)
         return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN tensor '" + e.name + "': frame declares " +

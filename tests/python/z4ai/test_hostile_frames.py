@@ -140,6 +140,9 @@ def test_max_output_refuses_larger_declarations():
     df = z4ai.compress_delta(data, data, dtype="fp32")
     with pytest.raises(z4ai.Z4aiError, match="limit_exceeded"):
         z4ai.decompress_delta(df, data, max_output=1000)
+    arr = np.frombuffer(data, dtype=np.float32)
+    with pytest.raises(z4ai.Z4aiError, match="limit_exceeded"):
+        z4ai.decompress_array(z4ai.compress_array(arr), max_output=1000)
     # The 4 GiB lie is refused by max_output before anything else.
     with pytest.raises(z4ai.Z4aiError, match="limit_exceeded"):
         z4ai.decompress(tiny_chunks_frame(12), max_output=64 << 20)

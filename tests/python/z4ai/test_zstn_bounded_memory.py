@@ -4,7 +4,6 @@ anonymous memory (RssAnon, sampled from /proc) of compress/decompress must
 stay under 256 MiB and well below the model size."""
 
 import hashlib
-import json
 import os
 import signal
 import struct
@@ -13,30 +12,17 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 
-from _cli import ZT, needs_zt
+from _cli import REPO, ZT, needs_zt
 from z4ai import safetensors as zs
+
+sys.path.insert(0, str(REPO / "bench"))
+from zstn_memory_bench import write_model  # noqa: E402  (the benchmark's model, smaller)
 
 MiB = 1 << 20
 ANON_LIMIT = 256 * MiB
 N_TENSORS, TENSOR_BYTES = 24, 16 * MiB
-
-
-def write_model(path, n_tensors=N_TENSORS, tensor_bytes=TENSOR_BYTES):
-    """A safetensors file of weight-like float32 tensors, written piece by piece."""
-    n = tensor_bytes // 4
-    header = {f"layer{i}.weight": {"dtype": "F32", "shape": [n], "data_offsets": [i * tensor_bytes,
-                                                                                 (i + 1) * tensor_bytes]}
-              for i in range(n_tensors)}
-    hj = json.dumps(header).encode()
-    hj += b" " * (-len(hj) % 8)
-    rng = np.random.default_rng(7)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(hj)) + hj)
-        for i in range(n_tensors):
-            f.write((rng.standard_normal(n, dtype=np.float32) * 0.02).tobytes())
 
 
 def sha256(path):
@@ -96,7 +82,7 @@ def check_streamed_container_is_byte_identical_to_compress_bytes(tmp_path):
 def model(tmp_path_factory):
     d = tmp_path_factory.mktemp("zstn_mem")
     path = d / "model.safetensors"
-    write_model(path)
+    write_model(path, N_TENSORS, TENSOR_BYTES)
     return d, path
 
 

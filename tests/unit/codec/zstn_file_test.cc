@@ -30,20 +30,10 @@ void write_all(const fs::path& p, const std::vector<uint8_t>& b) {
 
 // 40 float tensors of 64 KiB (several windows) with one tied pair.
 std::vector<uint8_t> model() {
-  std::string header = "{";
-  std::vector<uint8_t> data;
-  for (int i = 0; i < 40; ++i) {
-    auto t = testing::gaussian_fp32(16384, i == 9 ? 4 : uint32_t(i + 1));
-    header += std::string(i ? "," : "") + "\"t" + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[16384]," +
-              "\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + t.size()) + "]}";
-    data.insert(data.end(), t.begin(), t.end());
-  }
-  header += "}";
-  std::vector<uint8_t> st;
-  for (int i = 0; i < 8; ++i) st.push_back(uint8_t(uint64_t(header.size()) >> (8 * i)));
-  st.insert(st.end(), header.begin(), header.end());
-  st.insert(st.end(), data.begin(), data.end());
-  return st;
+  std::vector<testing::TensorSpec> ts;
+  for (int i = 0; i < 40; ++i)
+    ts.emplace_back("t" + std::to_string(i), "F32", testing::gaussian_fp32(16384, i == 9 ? 4 : uint32_t(i + 1)));
+  return testing::safetensors(ts);
 }
 
 class ZstnFile : public ::testing::Test {
