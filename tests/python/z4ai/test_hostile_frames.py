@@ -172,13 +172,21 @@ def zstn_file(tmp_path):
     return str(path), {k: v.tobytes() for k, v in tensors.items()}
 
 
-def test_one_reader_shared_by_8_threads(zstn_file):
-    path, want = zstn_file
+def test_one_reader_shared_by_8_threads(tmp_path):
+    # Small frames and a tiny GIL switch interval: the threads spend their
+    # time in the reader's file access, where a shared position would break.
+    rng = np.random.default_rng(3)
+    tensors = {f"t{i}": (rng.standard_normal(64 + 500 * i) * 0.02).astype(np.float32) for i in range(6)}
+    path = tmp_path / "m.zstn"
+    path.write_bytes(zs.compress_bytes(build_safetensors(tensors)))
+    want = {k: v.tobytes() for k, v in tensors.items()}
     names = sorted(want)
     failures, wrong = [], []
-    with zs.ZstnReader.open(path) as r:
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    with zs.ZstnReader.open(str(path)) as r:
         def work(seed):
-            for i in range(150):
+            for i in range(3000):
                 name = names[(seed + i) % len(names)]
                 try:
                     got = r.read_raw(name)
@@ -190,8 +198,11 @@ def test_one_reader_shared_by_8_threads(zstn_file):
         threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                t.join()
+        finally:
+            sys.setswitchinterval(old_interval)
     assert failures == [] and wrong == [], (len(failures), failures[:3], len(wrong))
 
 
