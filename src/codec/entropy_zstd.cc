@@ -116,7 +116,7 @@ namespace {
 // can tighten the bound, never widen it. False if the headers are malformed.
 bool zstd_output_bound(std::span<const uint8_t> in, uint64_t& bound) {
   constexpr size_t kBlockHeaderBytes = 3;  // zstd format: 1 bit last, 2 bits type, 21 bits size
-  constexpr uint32_t kRaw = 0, kRle = 1, kCompressed = 2;
+  constexpr uint32_t kRle = 1, kCompressed = 2;  // block types; 0 is raw, 3 reserved
   bound = 0;
   size_t pos = 0;
   while (pos < in.size()) {

@@ -64,5 +64,8 @@ zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> frame);
 // mode 1 the zstd frame's own headers must be able to produce the declared
 // length. What is left (a chunk's coded content) is found chunk by chunk.
 zt::Status check_frame_body(std::span<const uint8_t> frame, const FrameHeader& h);
+// The mode 0 part of it for a reader holding only the chunk length table:
+// the lengths must tile `body_bytes` (the frame after header and table).
+zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes);
 
 }  // namespace z4ai::detail

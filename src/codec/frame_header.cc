@@ -66,17 +66,11 @@ zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> f) {
   return h;
 }
 
-zt::Status check_frame_body(std::span<const uint8_t> f, const FrameHeader& h) {
+zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes) {
   using zt::ErrorCode;
-  if (h.mode == FrameMode::whole_zstd) {
-    zt::Status s = check_zstd_produces(f.subspan(kFrameHeaderBytes), h.original_length);
-    if (!s.ok()) return {s.code(), "z4ai frame (whole-buffer zstd): " + s.message()};
-    return {};
-  }
-  const uint8_t* table = f.data() + kFrameHeaderBytes;
-  uint64_t left = f.size() - kFrameHeaderBytes - 4 * uint64_t(h.n_chunks);  // read_frame_header bounds the table
-  for (uint32_t i = 0; i < h.n_chunks; ++i) {
-    const uint32_t len = load_u32(table + 4 * uint64_t(i));
+  uint64_t left = body_bytes;
+  for (size_t i = 0; i < table.size() / 4; ++i) {
+    const uint32_t len = load_u32(table.data() + 4 * i);
     if (len > left)
       return {ErrorCode::corrupt_stream, "z4ai frame: chunk " + std::to_string(i) + " declares " +
                                              std::to_string(len) + " coded bytes, only " + std::to_string(left) +
@@ -91,6 +85,17 @@ zt::Status check_frame_body(std::span<const uint8_t> f, const FrameHeader& h) {
     return {ErrorCode::corrupt_stream,
             "z4ai frame: " + std::to_string(left) + " bytes after the last chunk (chunk lengths must end the frame)"};
   return {};
+}
+
+zt::Status check_frame_body(std::span<const uint8_t> f, const FrameHeader& h) {
+  if (h.mode == FrameMode::whole_zstd) {
+    zt::Status s = check_zstd_produces(f.subspan(kFrameHeaderBytes), h.original_length);
+    if (!s.ok()) return {s.code(), "z4ai frame (whole-buffer zstd): " + s.message()};
+    return {};
+  }
+  const uint64_t table_bytes = 4 * uint64_t(h.n_chunks);  // read_frame_header bounds the table
+  return check_chunk_table(f.subspan(kFrameHeaderBytes, size_t(table_bytes)),
+                           f.size() - kFrameHeaderBytes - table_bytes);
 }
 
 }  // namespace z4ai::detail

@@ -6,13 +6,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
 
 #include "codec/byte_io.h"
+#include "codec/chunk_codec.h"
+#include "codec/digest.h"
+#include "codec/frame_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
 #include "z4ai/zstn.h"
@@ -23,7 +28,8 @@ namespace z4ai::zstn {
 namespace {
 
 // A window holds at most this many entries per worker and, past its first
-// entry, this many decoded bytes: what decode_file keeps in memory at once.
+// entry, this many decoded bytes: what decode_file keeps in memory at once. A
+// larger entry streams alone, this many bytes of chunks at a time.
 constexpr size_t kWindowEntriesPerWorker = 4;
 constexpr uint64_t kWindowBytes = uint64_t{64} << 20;
 
@@ -102,6 +108,57 @@ zt::Result<std::vector<uint8_t>> decode_entry(const PreadFile& f, const IndexEnt
   return out;
 }
 
+// A chunked (mode 0) frame of a FRAME entry, decoded a group of chunks at a
+// time: each chunk body is read with pread, the decoded chunks are hashed in
+// order and handed to `emit`, so memory holds one group, not the tensor.
+// `frame_entry` names the frame (a REF's target); `span` is the output span.
+using Emit = std::function<zt::Status(std::span<const uint8_t>)>;
+zt::Status stream_frame(const PreadFile& f, const IndexEntry& frame_entry, uint64_t span, unsigned workers,
+                        const Emit& emit) {
+  using detail::kFrameHeaderBytes;
+  const uint64_t at = frame_entry.frame_offset, len = frame_entry.frame_len;
+  if (len < kFrameHeaderBytes) return {zt::ErrorCode::corrupt_stream, "z4ai frame: shorter than its 32-byte header"};
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head, f.read_vec(at, kFrameHeaderBytes));
+  const uint64_t table_bytes = 4 * uint64_t(detail::load_u32(head.data() + 28));
+  if (table_bytes > len - kFrameHeaderBytes)
+    return {zt::ErrorCode::corrupt_stream, "z4ai frame: chunk table runs past the end of the frame"};
+  ZT_ASSIGN_OR_RETURN(head, f.read_vec(at, kFrameHeaderBytes + table_bytes));
+  ZT_ASSIGN_OR_RETURN(detail::FrameHeader h, detail::read_frame_header(head));
+  const std::span<const uint8_t> table = std::span<const uint8_t>(head).subspan(kFrameHeaderBytes);
+  ZT_RETURN_IF_ERROR(detail::check_chunk_table(table, len - kFrameHeaderBytes - table_bytes));
+  if (h.original_length != span)
+    return zt::Status(zt::ErrorCode::length_mismatch, "frame declares " + std::to_string(h.original_length) +
+                                                          " bytes, the index " + std::to_string(span));
+  const size_t n = h.n_chunks;
+  std::vector<uint64_t> offset(n + 1, at + kFrameHeaderBytes + table_bytes);
+  for (size_t i = 0; i < n; ++i) offset[i + 1] = offset[i] + detail::load_u32(table.data() + 4 * i);
+  const size_t group = size_t(std::clamp<uint64_t>(kWindowBytes / h.chunk_bytes, 1, workers));
+  std::vector<uint8_t> out(std::min<uint64_t>(group * uint64_t(h.chunk_bytes), h.original_length));
+  detail::Xxh3Stream hash;
+  for (size_t first = 0; first < n; first += group) {
+    const size_t count = std::min(group, n - first);
+    auto chunk_out = [&](size_t k) {
+      const uint64_t begin = uint64_t(first + k) * h.chunk_bytes;
+      return std::span<uint8_t>(out).subspan(size_t(k * h.chunk_bytes),
+                                             size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - begin)));
+    };
+    std::vector<zt::Status> status(count);
+    detail::parallel_for(count, workers, [&](size_t k) {
+      const size_t i = first + k;
+      auto body = f.read_vec(offset[i], offset[i + 1] - offset[i]);
+      status[k] = body.ok() ? detail::decode_chunk(body.value(), h.dtype, h.zara, chunk_out(k)) : body.status();
+    });
+    for (size_t k = 0; k < count; ++k) {
+      if (!status[k].ok()) return {status[k].code(), "chunk " + std::to_string(first + k) + ": " + status[k].message()};
+      hash.update(chunk_out(k));
+      ZT_RETURN_IF_ERROR(emit(chunk_out(k)));
+    }
+  }
+  if (hash.digest() != h.digest)
+    return {zt::ErrorCode::digest_mismatch, "z4ai frame: decoded bytes do not match the stored XXH3-64 checksum"};
+  return {};
+}
+
 // The safetensors file a container decodes to, handed to `sink` in order
 // (nullptr: decode and check only).
 zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, const ByteSink* sink) {
@@ -154,20 +211,35 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
 
   const unsigned n_workers = detail::resolve_threads(workers);
   const unsigned inner = workers == 1 ? 1 : 0;
+  auto span_of = [&](size_t i) { return entries[i].dest_end - entries[i].dest_begin; };
+  auto frame_of = [&](size_t i) -> const IndexEntry& {
+    return entries[i].kind == EntryKind::frame ? entries[i] : entries[entries[i].ref_index];
+  };
   for (size_t first = 0; first < entries.size();) {
+    // A tensor over the window size alone streams chunk by chunk when its
+    // frame is chunked (a whole-buffer zstd frame is decoded whole).
+    if (span_of(first) > kWindowBytes) {
+      ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> mode, f->read_vec(frame_of(first).frame_offset + 6, 1));
+      if (mode[0] == 0) {
+        zt::Status s = stream_frame(*f, frame_of(first), span_of(first), n_workers, emit);
+        if (!s.ok())
+          return zt::Status(s.code(), "ZSTN '" + path + "' tensor '" + entries[first].name + "': " + s.message());
+        ++first;
+        continue;
+      }
+    }
     size_t last = first;
     uint64_t bytes = 0;
     while (last < entries.size() && last - first < n_workers * kWindowEntriesPerWorker &&
-           (last == first || bytes < kWindowBytes)) {
-      bytes += entries[last].dest_end - entries[last].dest_begin;
+           (last == first || (bytes < kWindowBytes && span_of(last) <= kWindowBytes))) {
+      bytes += span_of(last);
       ++last;
     }
     std::vector<zt::Result<std::vector<uint8_t>>> decoded(last - first, std::vector<uint8_t>{});
     detail::parallel_for(decoded.size(), n_workers, [&](size_t k) {
-      const IndexEntry& e = entries[first + k];
       // A REF decodes the frame it names again: tied tensors are few, and
       // the window keeps no earlier output to copy from.
-      decoded[k] = decode_entry(*f, e.kind == EntryKind::frame ? e : entries[e.ref_index], inner);
+      decoded[k] = decode_entry(*f, frame_of(first + k), inner);
     });
     for (size_t k = 0; k < decoded.size(); ++k) {
       if (!decoded[k].ok())

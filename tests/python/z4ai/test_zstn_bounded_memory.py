@@ -152,3 +152,26 @@ def test_verify_of_a_zstn_truncated_under_it_is_an_error_not_sigbus(model):
     assert p.returncode >= 0, f"zt verify died of signal {-p.returncode}"
     if p.returncode != 0:  # the usual case; 0 only if it finished before the cut
         assert b"length_mismatch" in err or b"truncated" in err or b"ends at byte" in err, err
+
+
+@needs_zt
+def test_one_tensor_larger_than_the_window_streams_chunk_by_chunk(tmp_path):
+    # A single 320 MiB tensor: decompress and verify hold a few chunks of it,
+    # and the digest is still checked over the whole tensor.
+    st, z = tmp_path / "one.safetensors", tmp_path / "one.zstn"
+    write_model(st, 1, 320 * MiB)
+    assert subprocess.run([ZT, "compress", str(st), str(z)], capture_output=True).returncode == 0
+    rc, peak, err = peak_anon_of([ZT, "decompress", str(z), str(tmp_path / "back.safetensors")])
+    assert rc == 0, err
+    assert peak < ANON_LIMIT, f"zt decompress of one 320 MiB tensor: peak anonymous {peak / MiB:.0f} MiB"
+    assert sha256(tmp_path / "back.safetensors") == sha256(st)
+    rc, peak, err = peak_anon_of([ZT, "verify", str(z)])
+    assert rc == 0 and peak < ANON_LIMIT, (rc, peak / MiB, err)
+    # One flipped byte deep inside the frame's chunks is found.
+    with open(z, "r+b") as f:
+        f.seek(z.stat().st_size // 2)
+        b = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([b[0] ^ 0x55]))
+    p = subprocess.run([ZT, "verify", str(z)], capture_output=True)
+    assert p.returncode == 1 and (b"digest_mismatch" in p.stderr or b"corrupt_stream" in p.stderr), p.stderr
