@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "z4ai/codec.h"
@@ -67,5 +68,14 @@ zt::Status check_frame_body(std::span<const uint8_t> frame, const FrameHeader& h
 // The mode 0 part of it for a reader holding only the chunk length table:
 // the lengths must tile `body_bytes` (the frame after header and table).
 zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes);
+
+// compress() of a large input handed to `sink` in pieces, holding a group of
+// chunk bodies instead of the frame: the chunks are coded twice (once for
+// the lengths the table needs, once to emit), so it costs twice the coding
+// time and is meant for inputs too large to hold. The bytes are exactly
+// compress()'s. false (nothing written) when the frame would have a single
+// chunk; a winning whole-buffer zstd frame is emitted whole.
+zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& options,
+                                   const std::function<zt::Status(std::span<const uint8_t>)>& sink);
 
 }  // namespace z4ai::detail

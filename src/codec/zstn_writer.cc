@@ -11,6 +11,7 @@
 #include "codec/byte_io.h"
 #include "codec/safetensors_header.h"
 #include "codec/digest.h"
+#include "codec/frame_format.h"
 #include "codec/thread_pool.h"
 #include "z4ai/zstn.h"
 
@@ -39,7 +40,12 @@ bool is_contiguous(const std::vector<Tensor>& tensors, uint64_t data_len) {
 
 bool is_zstn(std::span<const uint8_t> bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0; }
 
-zt::Status compress_to(std::span<const uint8_t> st, const Options& o, const ByteSink& sink) {
+namespace {
+
+// compress_to with `stream_large`: a unique tensor over kWindowBytes is coded
+// by detail::compress_streamed (twice the coding time, a group of chunks in
+// memory); compress(), which holds the whole container anyway, does not.
+zt::Status write_container(std::span<const uint8_t> st, const Options& o, const ByteSink& sink, bool stream_large) {
   ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
   const uint64_t header_len = layout.header_len;
   std::vector<Tensor>& tensors = layout.tensors;  // names already capped at 65535 bytes
@@ -103,6 +109,26 @@ zt::Status compress_to(std::span<const uint8_t> st, const Options& o, const Byte
   // freed before the next, so memory holds one window's frames, not the
   // model's. Frames do not depend on the window: the output is the same.
   for (size_t first = 0; first < unique.size();) {
+    const Tensor& big = tensors[unique[first]];
+    if (stream_large && big.end - big.begin > kWindowBytes) {
+      CompressOptions to = co;
+      to.threads = o.threads;  // a tensor alone in its window has every worker's threads
+      auto dt = parse_dtype(big.dtype);
+      to.dtype = dt.ok() ? dtype_name(dt.value()) : "";
+      const uint64_t at = written;
+      ZT_ASSIGN_OR_RETURN(bool streamed,
+                          detail::compress_streamed(data.subspan(size_t(big.begin), size_t(big.end - big.begin)), to,
+                                                    [&](std::span<const uint8_t> bytes) {
+                                                      written += bytes.size();
+                                                      return sink(bytes);
+                                                    }));
+      if (streamed) {
+        offset[unique[first]] = at;
+        length[unique[first]] = written - at;
+        ++first;
+        continue;
+      }
+    }
     size_t last = first;
     uint64_t bytes = 0;
     while (last < unique.size() && last - first < workers * kWindowTensorsPerWorker &&
@@ -151,12 +177,21 @@ zt::Status compress_to(std::span<const uint8_t> st, const Options& o, const Byte
   return flush();
 }
 
+}  // namespace
+
+zt::Status compress_to(std::span<const uint8_t> st, const Options& o, const ByteSink& sink) {
+  return write_container(st, o, sink, /*stream_large=*/true);
+}
+
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> st, const Options& o) {
   std::vector<uint8_t> out;
-  ZT_RETURN_IF_ERROR(compress_to(st, o, [&](std::span<const uint8_t> bytes) {
-    detail::put_bytes(out, bytes);
-    return zt::Status();
-  }));
+  ZT_RETURN_IF_ERROR(write_container(
+      st, o,
+      [&](std::span<const uint8_t> bytes) {
+        detail::put_bytes(out, bytes);
+        return zt::Status();
+      },
+      /*stream_large=*/false));
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/frame_format.h"
 #include "test_data.h"
 #include "z4ai/zstn.h"
 
@@ -77,6 +78,38 @@ TEST_F(ZstnFile, TruncatedContainerIsAnErrorAndWritesNothing) {
     EXPECT_FALSE(d.ok()) << keep;
     EXPECT_FALSE(fs::exists(dir_ / "out.safetensors")) << keep;
   }
+}
+
+// The streamed frame coder behind compress_file's large tensors: the same
+// bytes as compress() for lean floats, other dtypes and a buffer where
+// whole-buffer zstd wins; a single-chunk input is left to compress().
+TEST(FrameStream, SameBytesAsCompress) {
+  std::vector<uint8_t> zeros(3u << 20, 0);
+  std::vector<uint8_t> text(3u << 20);
+  for (size_t i = 0; i < text.size(); ++i) text[i] = uint8_t("weights "[i % 8]);
+  const std::vector<std::pair<std::string, std::vector<uint8_t>>> cases = {
+      {"fp32", testing::gaussian_fp32(1u << 20)}, {"bf16", testing::gaussian_bf16(3u << 20)},
+      {"", testing::random_bytes(5u << 20)}, {"", zeros}, {"", text}};
+  for (const auto& [dtype, data] : cases) {
+    for (Effort effort : {Effort::fast, Effort::balanced}) {
+      CompressOptions o;
+      o.dtype = dtype;
+      o.effort = effort;
+      std::vector<uint8_t> streamed;
+      auto r = detail::compress_streamed(data, o, [&](std::span<const uint8_t> b) {
+        streamed.insert(streamed.end(), b.begin(), b.end());
+        return zt::Status();
+      });
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      if (!r.value()) {
+        EXPECT_TRUE(streamed.empty());
+        continue;
+      }
+      EXPECT_EQ(streamed, compress(data, o).value()) << dtype << " " << data.size();
+    }
+  }
+  CompressOptions o;
+  EXPECT_FALSE(detail::compress_streamed(testing::random_bytes(1000), o, [](auto) { return zt::Status(); }).value());
 }
 
 }  // namespace
