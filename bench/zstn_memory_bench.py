@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Peak memory of `zt compress` / `zt decompress` for .zt and .zstn (issue 14).
 
-Writes a synthetic safetensors model (weight-like float32 tensors of 64 MiB),
+Writes a synthetic safetensors model (weight-like float32 tensors of 64 MiB, or
+--tensor-mib),
 runs each command as a child process and samples its /proc status every few
 milliseconds: peak RSS (VmHWM, which includes the page cache pages of mapped
 inputs) and peak anonymous memory (RssAnon, the process's own allocations).
 Prints one Markdown table row per command.
 
     python bench/zstn_memory_bench.py --zt build/cli/zt            # 1 GiB
+    python bench/zstn_memory_bench.py --zt build/cli/zt --tensor-mib 1024   # one 1 GiB tensor
     python bench/zstn_memory_bench.py --zt build/cli/zt --size-gib 10 --dir /big/disk
 """
 
@@ -72,14 +74,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zt", default="zt", help="the zt binary")
     ap.add_argument("--size-gib", type=float, default=1.0, help="model size (10 for the large run)")
+    ap.add_argument("--tensor-mib", type=int, default=TENSOR_BYTES // MiB, help="size of each tensor")
     ap.add_argument("--dir", default=None, help="scratch directory (needs ~3x the model size free)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         st = os.path.join(d, "model.safetensors")
-        n = max(1, int(args.size_gib * (1 << 30)) // TENSOR_BYTES)
-        write_model(st, n, TENSOR_BYTES)
+        tensor_bytes = args.tensor_mib * MiB
+        n = max(1, int(args.size_gib * (1 << 30)) // tensor_bytes)
+        write_model(st, n, tensor_bytes)
         size_mib = os.path.getsize(st) / MiB
-        print(f"model: {n} float32 tensors, {size_mib:.0f} MiB; zt = {args.zt}\n")
+        print(f"model: {n} float32 tensors of {args.tensor_mib} MiB, {size_mib:.0f} MiB; zt = {args.zt}\n")
         print("| command | seconds | peak RSS MiB | peak anonymous MiB |")
         print("|---|---:|---:|---:|")
         for label, cmd in [
