@@ -188,7 +188,7 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
       return zt::Status(zt::ErrorCode::length_mismatch,
                         "ZSTN '" + path + "': opaque frame does not decode to data_len");
     std::vector<uint8_t> st(head.begin() + 6, head.end() - 8);  // u64 header length + header
-    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, decompress(frame, workers));
+    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, z4ai::decompress(frame, workers));
     detail::put_bytes(st, data);
     data = {};
     ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));

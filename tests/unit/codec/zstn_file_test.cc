@@ -80,6 +80,25 @@ TEST_F(ZstnFile, TruncatedContainerIsAnErrorAndWritesNothing) {
   }
 }
 
+TEST_F(ZstnFile, OpaqueFrameContainerRoundTrips) {
+  // Bytes between the tensors: the container holds one opaque frame.
+  const std::string header = R"({"a":{"dtype":"F32","shape":[1000],"data_offsets":[0,4000]},)"
+                             R"("b":{"dtype":"U8","shape":[16],"data_offsets":[4008,4024]}})";
+  std::vector<uint8_t> st(8, 0);
+  for (int i = 0; i < 8; ++i) st[i] = uint8_t(uint64_t(header.size()) >> (8 * i));
+  st.insert(st.end(), header.begin(), header.end());
+  const auto data = testing::random_bytes(4024);
+  st.insert(st.end(), data.begin(), data.end());
+  write_all(dir_ / "gap.safetensors", st);
+  auto c = compress_file((dir_ / "gap.safetensors").string(), (dir_ / "gap.zstn").string(), {});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_FALSE(parse_prefix(read_all(dir_ / "gap.zstn"))->contiguous);
+  auto d = decompress_file((dir_ / "gap.zstn").string(), (dir_ / "back.safetensors").string());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tensors, 2u);
+  EXPECT_EQ(read_all(dir_ / "back.safetensors"), st);
+}
+
 // The streamed frame coder behind compress_file's large tensors: the same
 // bytes as compress() for lean floats, other dtypes and a buffer where
 // whole-buffer zstd wins; a single-chunk input is left to compress().
