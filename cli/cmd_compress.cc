@@ -94,10 +94,12 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
     const uint64_t busy = std::min<uint64_t>(s.threads, std::max<uint64_t>(1, tensors));
     o.threads = static_cast<unsigned>(std::max<uint64_t>(1, s.threads / busy));
   }
-  std::vector<uint8_t> container;
+  // Streams: one window of tensors' frames in memory at a time (z4ai/zstn.h).
+  uint64_t container_bytes = 0;
   Status st = run_with_progress("compressing", out, bytes.size(), [&]() -> Status {
-    ZT_ASSIGN_OR_RETURN(container, z4ai::zstn::compress(bytes, o));
-    return write_atomically(out, container);
+    ZT_ASSIGN_OR_RETURN(auto stats, z4ai::zstn::compress_file(in, out, o));
+    container_bytes = stats.output_bytes;
+    return Status::Ok();
   });
   if (!st.ok()) return status_error(st);
 
@@ -108,7 +110,7 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
   r.input_format = "safetensors";
   r.output_format = "zstn";
   r.input_bytes = r.uncompressed = bytes.size();
-  r.output_bytes = r.compressed = container.size();
+  r.output_bytes = r.compressed = container_bytes;
   r.tensors = tensors;
   r.seconds = seconds_since(start);
   r.extra["effort"] = s.effort_name;

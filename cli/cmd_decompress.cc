@@ -43,18 +43,26 @@ constexpr const char* kDecompressHelp =
 int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const std::string& out,
                     unsigned threads, bool json) {
   const auto start = std::chrono::steady_clock::now();
-  // OUT.zt: the decoded safetensors file re-stored as a raw .zt.
+  // OUT.zt: the decoded safetensors file re-stored as a raw .zt (in memory);
+  // OUT.safetensors streams, a window of tensors at a time (z4ai/zstn.h).
   const bool to_zt = format_from_extension(out) == FileFormat::zt;
-  std::vector<uint8_t> original;
+  uint64_t uncompressed = 0;
   uint64_t tensors = 0;
   Status st = run_with_progress("decompressing", out, bytes.size(), [&]() -> Status {
+    if (!to_zt) {
+      auto r = z4ai::zstn::decompress_file(in, out, threads);
+      if (!r.ok()) return r.status();
+      uncompressed = r->output_bytes;
+      tensors = r->tensors;
+      return Status::Ok();
+    }
     auto r = z4ai::zstn::decompress(bytes, threads);
     if (!r.ok()) return Status(r.status().code(), "'" + in + "': " + r.status().message());
-    original = std::move(r).value();
+    std::vector<uint8_t> original = std::move(r).value();
+    uncompressed = original.size();
     ZT_ASSIGN_OR_RETURN(auto source, open_safetensors_memory(original, nullptr));
     tensors = source->manifest().objects.size();
-    if (to_zt) return convert_source_to_zt(*source, out).status();
-    return write_atomically(out, original);
+    return convert_source_to_zt(*source, out).status();
   });
   if (!st.ok()) return status_error(st);
   JobReport r;
@@ -64,8 +72,8 @@ int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const
   r.input_format = "zstn";
   r.output_format = to_zt ? "zt" : "safetensors";
   r.input_bytes = r.compressed = bytes.size();
-  r.uncompressed = original.size();
-  r.output_bytes = to_zt ? file_size(out) : original.size();
+  r.uncompressed = uncompressed;
+  r.output_bytes = to_zt ? file_size(out) : uncompressed;
   r.tensors = tensors;
   r.seconds = seconds_since(start);
   print_report(r, json);

@@ -15,7 +15,10 @@ for bin in $(find "$build/fuzz" -maxdepth 2 -type f -name '*_fuzz' -perm -u+x | 
     for d in "$root/tests/golden" "$root/tests/corrupt"; do [ -d "$d" ] && seeds+=("$d"); done
   fi
   echo "fuzz: $name for ${seconds}s"
-  if ! "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+  # Memory limits: an allocation sized by a frame's declared length, past the
+  # decoder's checks, is a finding (the codec targets decode with max_output
+  # 64 MiB, fuzz/codec/fuzz_limits.h).
+  if ! "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=512 -malloc_limit_mb=256 -timeout=10 \
         -artifact_prefix="$work/" "$work" "${seeds[@]}" >"$work/log" 2>&1; then
     echo "fuzz: $name FAILED"; tail -40 "$work/log"; status=1
   else

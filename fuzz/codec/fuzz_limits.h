@@ -1,5 +1,7 @@
-// Decoders allocate the declared output size, which a 40-byte frame may set
-// to gigabytes legitimately; fuzzers skip such frames to stay in memory.
+// Decoders are called with max_output = kFuzzMaxOutputBytes, so a frame
+// declaring more is rejected by the decoder before it allocates; run_smoke.sh
+// runs with -malloc_limit_mb=256, so any allocation driven by a declared
+// size past the checks is a finding.
 #pragma once
 
 #include <cstdint>

@@ -55,9 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (frame.size() >= 16) store_u64(frame.data() + frame.size() - 8, XXH3_64bits(frame.data(), frame.size() - 8));
-  auto info = z4ai::peek_model_delta(frame);
-  if (!info.ok() || info->target_length > kFuzzMaxOutputBytes) return 0;
-  auto r = z4ai::decompress_model_delta(frame, base, 1);
-  if (r.ok() && r->size() != info->target_length) __builtin_trap();
+  auto r = z4ai::decompress_model_delta(frame, base, 1, kFuzzMaxOutputBytes);
+  if (r.ok() && (r->size() > kFuzzMaxOutputBytes || r->size() != z4ai::peek_model_delta(frame)->target_length))
+    __builtin_trap();
   return 0;
 }

@@ -10,9 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> frame(data, data + size);
   if (frame.size() >= 4) std::memcpy(frame.data(), "ZARA", 4);
-  auto info = z4ai::peek(frame);
-  if (!info.ok() || info->original_length > kFuzzMaxOutputBytes) return 0;
-  auto r = z4ai::decompress(frame, 1);
-  if (r.ok() && r->size() != info->original_length) __builtin_trap();
+  auto r = z4ai::decompress(frame, 1, kFuzzMaxOutputBytes);
+  if (r.ok() && (r->size() > kFuzzMaxOutputBytes || r->size() != z4ai::peek(frame)->original_length))
+    __builtin_trap();
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "z4ai/codec.h"
 #include "ztensor/status.h"
 #include "ztensor/export.h"
 
@@ -26,8 +27,15 @@ struct Options {
 // invalid_argument for width 0 or chunk_size 0.
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& options);
 
-// corrupt_stream / length_mismatch / limit_exceeded for malformed frames.
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0);
+// corrupt_stream / length_mismatch / limit_exceeded for malformed frames
+// (every zstd plane's headers must be able to produce its declared elements,
+// checked before the output is allocated); limit_exceeded for a decoded
+// length over max_output.
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0,
+                                            uint64_t max_output = kNoOutputLimit);
+
+// Same, into `out`, which must be exactly decoded_length(frame) bytes.
+zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
 
 // Total decoded length, found by walking the chunk headers (no decoding).
 zt::Result<uint64_t> decoded_length(std::span<const uint8_t> frame);

@@ -92,17 +92,31 @@ zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const C
 using FrameAllocator = std::function<uint8_t*(size_t size)>;
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& options, const FrameAllocator& alloc);
 
+// A caller's cap on the decoded size one call may allocate (bytes-in /
+// bytes-out calls take it like zlib's max_length); the default is only the
+// frame limit above.
+inline constexpr uint64_t kNoOutputLimit = kMaxFrameOriginalBytes;
+
+// limit_exceeded naming `what`, the declared size and the cap when
+// `declared` is over `max_output`; checked before anything is allocated.
+zt::Status check_max_output(std::string_view what, uint64_t declared, uint64_t max_output);
+
 // Decodes a Z4AI or ZARA frame. corrupt_stream / length_mismatch /
-// limit_exceeded for malformed frames, digest_mismatch when the decoded bytes
-// do not hash to the stored XXH3-64.
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0);
+// limit_exceeded for malformed frames (the chunk table and the declared
+// length are checked against the stored bytes before the output is
+// allocated), limit_exceeded for a declared length over `max_output`,
+// digest_mismatch when the decoded bytes do not hash to the stored XXH3-64.
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0,
+                                            uint64_t max_output = kNoOutputLimit);
 
 // Same as decompress() but writes into `out`, which must be exactly
 // peek(frame)->original_length bytes (length_mismatch otherwise).
 zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
 
-// Reads the header of any z4ai frame (Z4AI, ZARA, Z4AIMF01, delta) without
-// decoding it. bad_magic if it is none of them.
+// Reads the header of any z4ai frame (Z4AI, ZARA, Z4AIMF01, delta) and
+// checks its chunk table against the bytes it holds, without decoding: a
+// caller may allocate original_length bytes once it succeeds. bad_magic if it
+// is none of them.
 zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
 
 // True if `bytes` starts with the magic of any z4ai frame.

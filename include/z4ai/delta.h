@@ -21,9 +21,11 @@ zt::Result<std::vector<uint8_t>> compress_delta(std::span<const uint8_t> current
                                                 std::span<const uint8_t> reference,
                                                 const CompressOptions& options);
 
-// digest_mismatch if `reference` is not the one the frame was made against.
+// digest_mismatch if `reference` is not the one the frame was made against;
+// limit_exceeded, before allocating, for a declared length over max_output.
 zt::Result<std::vector<uint8_t>> decompress_delta(std::span<const uint8_t> frame,
-                                                  std::span<const uint8_t> reference, unsigned threads = 0);
+                                                  std::span<const uint8_t> reference, unsigned threads = 0,
+                                                  uint64_t max_output = kNoOutputLimit);
 
 zt::Status decompress_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> reference,
                                  std::span<uint8_t> out, unsigned threads = 0);

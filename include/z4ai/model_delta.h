@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "z4ai/codec.h"
 #include "ztensor/status.h"
 #include "ztensor/export.h"
 
@@ -36,16 +37,19 @@ zt::Result<std::vector<uint8_t>> compress_model_delta(std::span<const uint8_t> t
 
 // Byte-identical target. digest_mismatch when `base_safetensors` is not the
 // base the frame was made against; corrupt_stream / length_mismatch /
-// limit_exceeded for malformed frames (all checked before allocating).
+// limit_exceeded for malformed frames (all checked before allocating), and
+// for a target over max_output.
 zt::Result<std::vector<uint8_t>> decompress_model_delta(std::span<const uint8_t> frame,
                                                         std::span<const uint8_t> base_safetensors,
-                                                        unsigned threads = 0);
+                                                        unsigned threads = 0,
+                                                        uint64_t max_output = kNoOutputLimit);
 
 // Same, into `out`, which must be exactly peek_model_delta()->target_length bytes.
 zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> base_safetensors,
                                        std::span<uint8_t> out, unsigned threads = 0);
 
-// Validates the whole frame structure (not the inner frames' payloads).
+// Validates the whole frame structure and each inner frame's chunk table
+// against its bytes (z4ai::peek), not the inner frames' payloads.
 zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame);
 
 bool is_model_delta(std::span<const uint8_t> bytes);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,9 +29,33 @@ struct Options {
 // invalid_argument when `safetensors` is not a valid safetensors buffer.
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> safetensors, const Options& options);
 
+// Receives a container's bytes in file order; an error stops the writer.
+using ByteSink = std::function<zt::Status(std::span<const uint8_t> bytes)>;
+
+// compress() handing the container to `sink` piece by piece: only one window
+// of tensors' frames (a few per worker, about 64 MiB of input) is in memory
+// at a time. The bytes are exactly compress()'s.
+zt::Status compress_to(std::span<const uint8_t> safetensors, const Options& options, const ByteSink& sink);
+
 // Byte-identical safetensors buffer; corrupt_stream / length_mismatch /
 // digest_mismatch for malformed containers.
 zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> zstn, unsigned workers = 0);
+
+// The file forms, in bounded memory: IN is read with positional reads (pread;
+// compress maps its input, whose pages are the page cache's, not the
+// process's), OUT is written atomically, and at most one window of tensors
+// is held at a time, so peak memory does not grow with the model. A file
+// truncated or changed under a read gives length_mismatch, never SIGBUS.
+// A container holding one opaque frame (a safetensors data buffer with
+// gaps) is decoded whole. verify_file decodes and checks every frame
+// without writing anything.
+struct FileStats {
+  uint64_t input_bytes = 0, output_bytes = 0;
+  uint64_t tensors = 0;  // tensors in the safetensors header
+};
+zt::Result<FileStats> compress_file(const std::string& in_path, const std::string& out_path, const Options& options);
+zt::Result<FileStats> decompress_file(const std::string& in_path, const std::string& out_path, unsigned workers = 0);
+zt::Result<FileStats> verify_file(const std::string& in_path, unsigned workers = 0);
 
 enum class EntryKind : uint8_t { frame = 0, ref = 1 };
 

@@ -18,7 +18,7 @@ from typing import Optional
 from . import _z4ai
 from ._arrays import compress_array, decompress_array, is_array_frame, unwrap_array_frame
 from ._z4ai import Z4aiError
-from ._args import as_buffer, effort_arg, level_arg
+from ._args import as_buffer, effort_arg, level_arg, max_output_arg
 from . import chunked, delta, model_delta, safetensors
 
 __all__ = [
@@ -86,19 +86,22 @@ def compress(data, *, dtype: Optional[str] = None, level: Optional[int] = None, 
                           effort_arg(effort))
 
 
-def decompress(blob, *, out=None, threads: int = 0):
+def decompress(blob, *, out=None, threads: int = 0, max_output: Optional[int] = None):
     """Decompress a z4ai frame back to the original bytes (byte-identical).
 
     With ``out`` (a writable buffer at least as long as the data) the bytes
-    are decoded straight into it and ``out`` is returned. Raises
-    :class:`Z4aiError` (a ``ValueError``) for corrupt or truncated frames.
+    are decoded straight into it and ``out`` is returned. ``max_output``
+    (bytes, like zlib's ``max_length``) caps what the frame may declare: a
+    larger declaration raises ``limit_exceeded`` before anything is
+    allocated. Raises :class:`Z4aiError` (a ``ValueError``) for corrupt or
+    truncated frames.
     """
     blob = as_buffer(blob)
     if is_array_frame(blob):
         _, _, blob = unwrap_array_frame(blob)
     kind = _z4ai.peek(blob)[0]
     if kind == "Z4AIMF01":
-        data = chunked.decompress(blob, threads=threads)
+        data = chunked.decompress(blob, threads=threads, max_output=max_output)
         if out is None:
             return data
         memoryview(out).cast("B")[: len(data)] = data
@@ -106,7 +109,7 @@ def decompress(blob, *, out=None, threads: int = 0):
     if out is not None:
         _z4ai.decompress_into(blob, out, int(threads))
         return out
-    return _z4ai.decompress(blob, int(threads))
+    return _z4ai.decompress(blob, int(threads), max_output_arg(max_output))
 
 
 def peek_is_z4ai(blob) -> bool:
@@ -124,9 +127,9 @@ def compress_delta(current, reference, *, dtype: Optional[str] = None, level: Op
     return delta.compress(current, reference, dtype=dtype, level=level, threads=threads)
 
 
-def decompress_delta(blob, reference, *, out=None):
+def decompress_delta(blob, reference, *, out=None, max_output: Optional[int] = None):
     """Reconstruct a checkpoint from a delta frame and its reference."""
-    return delta.decompress(blob, reference, out=out)
+    return delta.decompress(blob, reference, out=out, max_output=max_output)
 
 
 compress_ndarray = compress_array

@@ -32,3 +32,17 @@ def effort_arg(effort: Optional[str]) -> str:
     if effort not in ("fast", "balanced", "max"):
         raise ValueError(f"unknown effort {effort!r}; use None, 'fast', 'balanced' or 'max'")
     return effort
+
+
+# z4ai.kNoOutputLimit (include/z4ai/codec.h): no cap beyond the 1 TiB frame limit.
+_NO_OUTPUT_LIMIT = 1 << 40
+
+
+def max_output_arg(max_output: Optional[int]) -> int:
+    """Bytes one decompress call may allocate (like zlib's max_length); None = no cap."""
+    if max_output is None:
+        return _NO_OUTPUT_LIMIT
+    max_output = int(max_output)
+    if max_output < 0:
+        raise ValueError(f"max_output must be >= 0, got {max_output}")
+    return min(max_output, _NO_OUTPUT_LIMIT)

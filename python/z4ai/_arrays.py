@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from . import _z4ai
-from ._args import effort_arg, level_arg
+from ._args import effort_arg, level_arg, max_output_arg
 
 MAGIC = b"Z4NA"
 _VERSION = 1
@@ -76,12 +76,15 @@ def _resolve_dtype(name: str):
         return np.dtype(getattr(ml_dtypes, name))
 
 
-def decompress_array(blob):
-    """Decompress a frame created by :func:`compress_array` into an array."""
+def decompress_array(blob, *, max_output=None):
+    """Decompress a frame created by :func:`compress_array` into an array.
+
+    ``max_output`` (bytes) caps the declared size, as for :func:`z4ai.decompress`.
+    """
     np = _numpy()
     name, shape, inner = unwrap_array_frame(blob)
     dtype = _resolve_dtype(name)
-    raw = _z4ai.decompress(inner, 0)
+    raw = _z4ai.decompress(inner, 0, max_output_arg(max_output))
     count = 1
     for d in shape:
         count *= d

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _z4ai
-from ._args import as_buffer
+from ._args import as_buffer, max_output_arg
 
 MAGIC = b"Z4AIMF01"
 DEFAULT_CHUNK_SIZE = 2097152
@@ -44,8 +44,12 @@ def is_chunked(blob) -> bool:
     return len(blob) >= 8 and bytes(blob[:8]) == MAGIC
 
 
-def decompress(blob, *, threads: int = 0) -> bytes:
-    """Inverse of :func:`compress`; reconstructs the exact original buffer."""
+def decompress(blob, *, threads: int = 0, max_output: Optional[int] = None) -> bytes:
+    """Inverse of :func:`compress`; reconstructs the exact original buffer.
+
+    ``max_output`` (bytes) caps the declared decoded size: a larger one raises
+    ``limit_exceeded`` before anything is allocated.
+    """
     if not is_chunked(blob):
         raise ValueError("not a chunked z4ai frame (bad magic)")
-    return _z4ai.chunked_decompress(as_buffer(blob), int(threads))
+    return _z4ai.chunked_decompress(as_buffer(blob), int(threads), max_output_arg(max_output))

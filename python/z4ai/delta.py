@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _z4ai
-from ._args import as_buffer, level_arg
+from ._args import as_buffer, level_arg, max_output_arg
 
 MAGIC = b"Z4XD"
 
@@ -32,9 +32,13 @@ def compress(current, reference, *, dtype: Optional[str] = None, level: Optional
                                 int(threads), bool(auto), effort_arg(effort))
 
 
-def decompress(blob, reference, *, out=None, threads: int = 0):
-    """Reconstruct the checkpoint; ``out`` (writable buffer) receives it if given."""
-    data = _z4ai.decompress_delta(as_buffer(blob), as_buffer(reference), int(threads))
+def decompress(blob, reference, *, out=None, threads: int = 0, max_output: Optional[int] = None):
+    """Reconstruct the checkpoint; ``out`` (writable buffer) receives it if given.
+
+    ``max_output`` (bytes) caps the declared size: a larger one raises
+    ``limit_exceeded`` before anything is allocated.
+    """
+    data = _z4ai.decompress_delta(as_buffer(blob), as_buffer(reference), int(threads), max_output_arg(max_output))
     if out is None:
         return data
     mv = memoryview(out).cast("B")

@@ -20,7 +20,7 @@ import os
 from typing import Optional
 
 from . import _z4ai
-from ._args import as_buffer, level_arg
+from ._args import as_buffer, level_arg, max_output_arg
 
 MAGIC = b"Z4DM"
 
@@ -43,9 +43,9 @@ def compress(target, base, *, level: Optional[int] = None, threads: int = 0) -> 
     return _z4ai.model_delta_compress(as_buffer(target), as_buffer(base), level_arg(level), int(threads))
 
 
-def decompress(blob, base, *, threads: int = 0) -> bytes:
+def decompress(blob, base, *, threads: int = 0, max_output: Optional[int] = None) -> bytes:
     """Rebuild the byte-identical target from a ``Z4DM`` frame and its base."""
-    return _z4ai.model_delta_decompress(as_buffer(blob), as_buffer(base), int(threads))
+    return _z4ai.model_delta_decompress(as_buffer(blob), as_buffer(base), int(threads), max_output_arg(max_output))
 
 
 def _read(path) -> bytes:

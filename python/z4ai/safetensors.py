@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
+import threading
 from typing import BinaryIO, Dict, List, Optional
 
 from . import _z4ai
@@ -45,43 +47,51 @@ def decompress_bytes(frame, *, workers: Optional[int] = None) -> bytes:
 
 def compress_file(in_path: str, out_path: str, *, level: Optional[int] = None, threads: int = 0,
                   workers: Optional[int] = None) -> dict:
-    """Compress a .safetensors file to a ZSTN file. Returns stats."""
-    with open(in_path, "rb") as f:
-        blob = f.read()
-    frame = compress_bytes(blob, level=level, threads=threads, workers=workers)
-    with open(out_path, "wb") as f:
-        f.write(frame)
-    orig, comp = len(blob), len(frame)
+    """Compress a .safetensors file to a ZSTN file. Returns stats.
+
+    Streams: only a window of tensors' frames is in memory at a time, so peak
+    memory does not grow with the model; the output is byte-identical to
+    :func:`compress_bytes` and appears at ``out_path`` only when complete.
+    """
+    orig, comp = _z4ai.zstn_compress_file(os.fspath(in_path), os.fspath(out_path), level_arg(level), int(threads),
+                                          _workers(workers), "")
     return {"original_bytes": orig, "compressed_bytes": comp, "ratio": orig / comp if comp else float("inf"),
             "saved_pct": (1 - comp / orig) * 100 if orig else 0.0}
 
 
 def decompress_file(in_path: str, out_path: str, *, workers: Optional[int] = None) -> dict:
-    """Decompress a ZSTN file back to a byte-identical .safetensors file."""
-    with open(in_path, "rb") as f:
-        frame = f.read()
-    blob = decompress_bytes(frame, workers=workers)
-    with open(out_path, "wb") as f:
-        f.write(blob)
-    return {"bytes": len(blob)}
+    """Decompress a ZSTN file back to a byte-identical .safetensors file (streamed, bounded memory)."""
+    _, written = _z4ai.zstn_decompress_file(os.fspath(in_path), os.fspath(out_path), _workers(workers))
+    return {"bytes": written}
 
 
 class ZstnReader:
     """Random-access reader for a ZSTN v3 container.
 
-    Reads only the prefix, header and index up front; :meth:`read_raw` seeks
-    to one tensor's frame and decodes just that. Use :meth:`open` (path) or
-    :meth:`from_bytes` (buffer); works as a context manager.
+    Reads only the prefix, header and index up front; :meth:`read_raw` reads
+    one tensor's frame (a positional read: any number of threads may share a
+    reader) and decodes just that. Use :meth:`open` (path) or
+    :meth:`from_bytes` (buffer); works as a context manager. After
+    :meth:`close` every call raises ``Z4aiError`` (a ``ValueError``) with
+    ``code == "invalid_argument"``.
     """
 
     def __init__(self, *, fh: Optional[BinaryIO] = None, buf: Optional[bytes] = None, owns_file: bool = False):
         if (fh is None) == (buf is None):
             raise ValueError("ZstnReader needs exactly one of fh= or buf=")
-        self._fh = fh if fh is not None else io.BytesIO(bytes(buf))
-        self._owns = owns_file or fh is None
+        self._fh = fh
+        self._owns = owns_file
+        self._buf = bytes(buf) if buf is not None else None
+        self._lock = threading.Lock()  # only for file objects without a descriptor
+        self._fd = None
+        if fh is not None:
+            try:
+                self._fd = fh.fileno()
+            except (AttributeError, OSError, io.UnsupportedOperation):
+                self._fd = None
         self._opaque: Optional[bytes] = None
-        self._fh.seek(0, io.SEEK_END)
-        size = self._fh.tell()
+        self._closed = False
+        size = self._size()
         head = self._read(0, min(size, 14))
         need = 22 + (struct.unpack_from("<Q", head, 6)[0] if len(head) >= 14 and head[:4] == MAGIC else 0)
         if need > size:
@@ -120,17 +130,56 @@ class ZstnReader:
         """Open an in-memory ZSTN buffer."""
         return cls(buf=bytes(frame))
 
+    def _size(self) -> int:
+        if self._buf is not None:
+            return len(self._buf)
+        if self._fd is not None:
+            return os.fstat(self._fd).st_size
+        with self._lock:
+            return self._fh.seek(0, io.SEEK_END)
+
     def _read(self, offset: int, length: int) -> bytes:
-        self._fh.seek(offset)
-        data = self._fh.read(length)
+        # Positional reads (pread; a slice of an in-memory buffer): threads
+        # sharing this reader never move each other's file position.
+        self._check_open()
+        if self._buf is not None:
+            data = self._buf[offset:offset + length]
+        elif self._fd is not None:
+            parts, got = [], 0
+            while got < length:
+                part = os.pread(self._fd, length - got, offset + got)
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+            data = b"".join(parts)
+        else:
+            with self._lock:
+                self._fh.seek(offset)
+                data = self._fh.read(length)
         if len(data) != length:
             raise _z4ai.Z4aiError("length_mismatch: ZSTN container is truncated")
         return data
 
+    def _check_open(self) -> None:
+        if self._closed:
+            err = _z4ai.Z4aiError("invalid_argument: ZstnReader is closed")
+            err.code = "invalid_argument"  # the code ztensor's closed Reader raises
+            raise err
+
     def close(self) -> None:
+        """Release the file; every later call raises the closed-reader error."""
         if self._owns and self._fh is not None:
             self._fh.close()
         self._fh = None
+        self._fd = None
+        self._buf = None
+        self._opaque = None
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __enter__(self) -> "ZstnReader":
         return self
@@ -140,14 +189,17 @@ class ZstnReader:
 
     def names(self) -> List[str]:
         """Tensor names, in data-buffer order."""
+        self._check_open()
         return list(self._order)
 
     def header(self) -> dict:
         """The original safetensors JSON header (dtype/shape/offsets, metadata)."""
+        self._check_open()
         return self._header
 
     def metadata(self) -> Dict[str, str]:
         """The ``__metadata__`` sub-dict, or empty if absent."""
+        self._check_open()
         return dict(self._header.get("__metadata__", {}))
 
     def _resolve(self, name: str) -> tuple:
@@ -161,6 +213,7 @@ class ZstnReader:
 
     def read_raw(self, name: str) -> bytes:
         """Decompress and return the raw bytes of a single tensor (only its frame is read)."""
+        self._check_open()
         if not self._contiguous:
             meta = self._header.get(name)
             if meta is None or name == "__metadata__":
@@ -175,6 +228,7 @@ class ZstnReader:
 
     def frame_size(self, name: str) -> int:
         """Compressed (on-disk) size of a tensor's frame, in bytes."""
+        self._check_open()
         if not self._contiguous:
             raise ValueError("this ZSTN container stores one opaque frame; no per-tensor frames")
         return self._resolve(name)[5]
@@ -187,6 +241,7 @@ class ZstnReader:
         """
         import numpy as np
 
+        self._check_open()
         meta = self._header.get(name)
         if meta is None or name == "__metadata__":
             raise KeyError(f"no tensor named {name!r} in this ZSTN file")

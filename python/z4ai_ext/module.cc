@@ -36,12 +36,21 @@ z4ai::CompressOptions options(const std::string& dtype, int level, unsigned thre
   return o;
 }
 
-// Allocates a bytes object of `n` bytes and lets `fill` write into it with
-// the GIL released: decoding lands in the result with no extra copy.
+// Allocates a bytes object of `n` bytes, uninitialised (the decoder writes
+// every byte, chunk by chunk), and lets `fill` write into it with the GIL
+// released: decoding lands in the result with no extra copy. `n` has been
+// checked against the frame's bytes; here it meets the caller's max_output,
+// and a size the machine cannot hold is limit_exceeded, not MemoryError.
 template <class Fill>
-nb::object decode_to_bytes(uint64_t n, Fill&& fill) {
-  PyObject* raw = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
-  if (!raw) throw nb::python_error();
+nb::object decode_to_bytes(const char* what, uint64_t n, uint64_t max_output, Fill&& fill) {
+  check(z4ai::check_max_output(what, n, max_output));
+  PyObject* raw = n > uint64_t(PY_SSIZE_T_MAX) ? nullptr : PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
+  if (!raw) {
+    PyErr_Clear();
+    z4ai_py::raise({zt::ErrorCode::limit_exceeded, std::string(what) + ": cannot allocate the " + std::to_string(n) +
+                                                       " decoded bytes it declares (max_output=" +
+                                                       std::to_string(max_output) + ")"});
+  }
   nb::object obj = nb::steal(raw);
   std::span<uint8_t> out(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n));
   zt::Status s;
@@ -51,6 +60,11 @@ nb::object decode_to_bytes(uint64_t n, Fill&& fill) {
   }
   check(s);
   return obj;
+}
+
+z4ai::zstn::Options zstn_options(int level, unsigned threads, unsigned workers, const std::string& effort) {
+  const z4ai::CompressOptions c = options("", level, threads, true, effort);
+  return z4ai::zstn::Options{c.level, c.threads, workers, c.effort};
 }
 
 const char* kind_name(z4ai::FrameKind k) {
@@ -112,17 +126,17 @@ NB_MODULE(_z4ai, m) {
 
   m.def(
       "decompress",
-      [](nb::handle blob, unsigned threads) {
+      [](nb::handle blob, unsigned threads, uint64_t max_output) {
         Buffer in(blob.ptr(), false);
         auto info = z4ai::peek(in.bytes());
         check(info.status());
         if (info->kind == z4ai::FrameKind::chunked || info->kind == z4ai::FrameKind::delta)
           z4ai_py::raise({zt::ErrorCode::invalid_argument,
                           "z4ai.decompress: this is a chunked or delta frame; use z4ai.chunked / decompress_delta"});
-        return decode_to_bytes(info->original_length,
+        return decode_to_bytes("z4ai.decompress", info->original_length, max_output,
                                [&](std::span<uint8_t> out) { return z4ai::decompress_into(in.bytes(), out, threads); });
       },
-      nb::arg("blob"), nb::arg("threads") = 0);
+      nb::arg("blob"), nb::arg("threads") = 0, nb::arg("max_output") = z4ai::kNoOutputLimit);
 
   m.def(
       "decompress_into",
@@ -175,17 +189,19 @@ NB_MODULE(_z4ai, m) {
 
   m.def(
       "chunked_decompress",
-      [](nb::handle blob, unsigned threads) {
+      [](nb::handle blob, unsigned threads, uint64_t max_output) {
         Buffer in(blob.ptr(), false);
-        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+        zt::Result<uint64_t> n = uint64_t{0};
         {
           nb::gil_scoped_release release;
-          r = z4ai::chunked::decompress(in.bytes(), threads);
+          n = z4ai::chunked::decoded_length(in.bytes());  // checks every plane against its bytes
         }
-        check(r.status());
-        return to_bytes(r.value());
+        check(n.status());
+        return decode_to_bytes("z4ai.chunked.decompress", n.value(), max_output, [&](std::span<uint8_t> out) {
+          return z4ai::chunked::decompress_into(in.bytes(), out, threads);
+        });
       },
-      nb::arg("blob"), nb::arg("threads") = 0);
+      nb::arg("blob"), nb::arg("threads") = 0, nb::arg("max_output") = z4ai::kNoOutputLimit);
 
   m.def(
       "compress_delta",
@@ -206,17 +222,17 @@ NB_MODULE(_z4ai, m) {
 
   m.def(
       "decompress_delta",
-      [](nb::handle blob, nb::handle reference, unsigned threads) {
+      [](nb::handle blob, nb::handle reference, unsigned threads, uint64_t max_output) {
         Buffer in(blob.ptr(), false), ref(reference.ptr(), false);
         auto info = z4ai::peek(in.bytes());
         check(info.status());
         if (info->kind != z4ai::FrameKind::delta)
           z4ai_py::raise({zt::ErrorCode::bad_magic, "z4ai.decompress_delta: not a delta frame (magic 'Z4XD')"});
-        return decode_to_bytes(info->original_length, [&](std::span<uint8_t> out) {
+        return decode_to_bytes("z4ai.decompress_delta", info->original_length, max_output, [&](std::span<uint8_t> out) {
           return z4ai::decompress_delta_into(in.bytes(), ref.bytes(), out, threads);
         });
       },
-      nb::arg("blob"), nb::arg("reference"), nb::arg("threads") = 0);
+      nb::arg("blob"), nb::arg("reference"), nb::arg("threads") = 0, nb::arg("max_output") = z4ai::kNoOutputLimit);
 
   m.def(
       "model_delta_compress",
@@ -237,7 +253,7 @@ NB_MODULE(_z4ai, m) {
 
   m.def(
       "model_delta_decompress",
-      [](nb::handle blob, nb::handle base, unsigned threads) {
+      [](nb::handle blob, nb::handle base, unsigned threads, uint64_t max_output) {
         Buffer in(blob.ptr(), false), b(base.ptr(), false);
         zt::Result<z4ai::ModelDeltaInfo> info = z4ai::ModelDeltaInfo{};
         {
@@ -245,11 +261,12 @@ NB_MODULE(_z4ai, m) {
           info = z4ai::peek_model_delta(in.bytes());
         }
         check(info.status());
-        return decode_to_bytes(info->target_length, [&](std::span<uint8_t> out) {
-          return z4ai::decompress_model_delta_into(in.bytes(), b.bytes(), out, threads);
-        });
+        return decode_to_bytes("z4ai.model_delta.decompress", info->target_length, max_output,
+                               [&](std::span<uint8_t> out) {
+                                 return z4ai::decompress_model_delta_into(in.bytes(), b.bytes(), out, threads);
+                               });
       },
-      nb::arg("blob"), nb::arg("base"), nb::arg("threads") = 0);
+      nb::arg("blob"), nb::arg("base"), nb::arg("threads") = 0, nb::arg("max_output") = z4ai::kNoOutputLimit);
 
   m.def(
       "is_model_delta", [](nb::handle blob) { return z4ai::is_model_delta(Buffer(blob.ptr(), false).bytes()); },
@@ -259,13 +276,7 @@ NB_MODULE(_z4ai, m) {
       "zstn_compress",
       [](nb::handle safetensors, int level, unsigned threads, unsigned workers, const std::string& effort) {
         Buffer in(safetensors.ptr(), false);
-        z4ai::zstn::Options o;
-        o.level = level;
-        o.threads = threads;
-        o.workers = workers;
-        auto e = z4ai::parse_effort(effort);
-        check(e.status());
-        o.effort = e.value();
+        const auto o = zstn_options(level, threads, workers, effort);
         zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
         {
           nb::gil_scoped_release release;
@@ -290,6 +301,37 @@ NB_MODULE(_z4ai, m) {
         return to_bytes(r.value());
       },
       nb::arg("blob"), nb::arg("workers") = 0);
+
+  m.def(
+      "zstn_compress_file",
+      [](const std::string& in_path, const std::string& out_path, int level, unsigned threads, unsigned workers,
+         const std::string& effort) {
+        const auto o = zstn_options(level, threads, workers, effort);
+        zt::Result<z4ai::zstn::FileStats> r = z4ai::zstn::FileStats{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::zstn::compress_file(in_path, out_path, o);
+        }
+        check(r.status());
+        return std::make_tuple(r->input_bytes, r->output_bytes);
+      },
+      nb::arg("in_path"), nb::arg("out_path"), nb::arg("level") = -1, nb::arg("threads") = 0,
+      nb::arg("workers") = 0, nb::arg("effort") = "",
+      "Streams a safetensors file to a ZSTN file in bounded memory; returns (input_bytes, output_bytes).");
+
+  m.def(
+      "zstn_decompress_file",
+      [](const std::string& in_path, const std::string& out_path, unsigned workers) {
+        zt::Result<z4ai::zstn::FileStats> r = z4ai::zstn::FileStats{};
+        {
+          nb::gil_scoped_release release;
+          r = z4ai::zstn::decompress_file(in_path, out_path, workers);
+        }
+        check(r.status());
+        return std::make_tuple(r->input_bytes, r->output_bytes);
+      },
+      nb::arg("in_path"), nb::arg("out_path"), nb::arg("workers") = 0,
+      "Streams a ZSTN file back to its safetensors file in bounded memory; returns (input_bytes, output_bytes).");
 
   m.def(
       "zstn_parse_prefix",

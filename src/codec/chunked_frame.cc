@@ -4,6 +4,7 @@
 // A chunk holds `elems` whole elements plus the tail_len bytes that do not
 // fill an element (only the last chunk has any); plane j = byte j of each
 // element; method 0 = stored, 1 = zstd.
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -63,6 +64,12 @@ zt::Status parse(std::span<const uint8_t> frame, uint32_t& width, std::vector<Ch
       if (p.method != kStored && p.method != kZstd)
         return corrupt("unknown plane method " + std::to_string(p.method));
       if (p.method == kStored && comp != ch.elems) return corrupt("stored plane length differs from elems");
+      // The plane's own zstd headers must be able to produce `elems` bytes:
+      // a 74-byte frame cannot make the caller allocate 4 GiB.
+      if (p.method == kZstd) {
+        zt::Status s = detail::check_zstd_produces(p.payload, ch.elems);
+        if (!s.ok()) return {s.code(), "Z4AIMF01 frame: chunk " + std::to_string(c) + ": " + s.message()};
+      }
     }
     ch.out_offset = total;
     total += uint64_t(ch.elems) * w + tail_len;
@@ -161,22 +168,51 @@ zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const O
   return frame;
 }
 
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads) {
+namespace {
+
+// Chunks are decoded in order and none is started after one fails, so a lie
+// in chunk k costs the memory of the chunks up to k, not the declared total.
+zt::Status decode_chunks(const std::vector<Chunk>& chunks, uint32_t w, std::span<uint8_t> out, unsigned threads) {
+  std::vector<zt::Status> status(chunks.size());
+  std::atomic<bool> failed{false};
+  detail::parallel_for(chunks.size(), threads, [&](size_t c) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    status[c] = decode_one(chunks[c], w, out.data() + chunks[c].out_offset);
+    if (!status[c].ok()) failed.store(true, std::memory_order_relaxed);
+  });
+  for (size_t c = 0; c < status.size(); ++c)
+    if (!status[c].ok()) return zt::Status(status[c].code(), "chunk " + std::to_string(c) + ": " + status[c].message());
+  return {};
+}
+
+}  // namespace
+
+zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads) {
   uint32_t w;
   std::vector<Chunk> chunks;
   uint64_t total;
   ZT_RETURN_IF_ERROR(parse(frame, w, chunks, total));
+  if (out.size() != total)
+    return {zt::ErrorCode::length_mismatch, "Z4AIMF01 frame: output buffer has " + std::to_string(out.size()) +
+                                                " bytes, frame decodes to " + std::to_string(total)};
+  return decode_chunks(chunks, w, out, threads);
+}
+
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads, uint64_t max_output) {
+  uint32_t w;
+  std::vector<Chunk> chunks;
+  uint64_t total;
+  ZT_RETURN_IF_ERROR(parse(frame, w, chunks, total));
+  ZT_RETURN_IF_ERROR(check_max_output("Z4AIMF01 frame", total, max_output));
   std::vector<uint8_t> out;
   try {
     out.resize(size_t(total));
   } catch (const std::bad_alloc&) {
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: cannot allocate output");
+    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: cannot allocate " +
+                                                                               std::to_string(total) +
+                                                                               " bytes for the decoded data");
   }
-  std::vector<zt::Status> status(chunks.size());
-  detail::parallel_for(chunks.size(), threads,
-                       [&](size_t c) { status[c] = decode_one(chunks[c], w, out.data() + chunks[c].out_offset); });
-  for (size_t c = 0; c < status.size(); ++c)
-    if (!status[c].ok()) return zt::Status(status[c].code(), "chunk " + std::to_string(c) + ": " + status[c].message());
+  ZT_RETURN_IF_ERROR(decode_chunks(chunks, w, out, threads));
   return out;
 }
 

@@ -71,16 +71,15 @@ zt::Status decompress_delta_into(std::span<const uint8_t> frame, std::span<const
 }
 
 zt::Result<std::vector<uint8_t>> decompress_delta(std::span<const uint8_t> frame, std::span<const uint8_t> reference,
-                                                  unsigned threads) {
-  ZT_ASSIGN_OR_RETURN(detail::DeltaHeader h, detail::read_delta_header(frame));
-  ZT_ASSIGN_OR_RETURN(FrameInfo inner, peek(frame.subspan(detail::kDeltaHeaderBytes)));
-  if (inner.original_length != h.original_length || inner.kind == FrameKind::delta ||
-      inner.kind == FrameKind::chunked)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::corrupt_stream,
-                                            "z4ai delta frame: inner frame does not match the header");
+                                                  unsigned threads, uint64_t max_output) {
+  // peek checks the inner frame against the header and the bytes it holds.
+  ZT_ASSIGN_OR_RETURN(FrameInfo info, peek(frame));
+  if (info.kind != FrameKind::delta)
+    return zt::Status(zt::ErrorCode::bad_magic, "z4ai delta frame: magic is not 'Z4XD'");
+  ZT_RETURN_IF_ERROR(check_max_output("z4ai delta frame", info.original_length, max_output));
   std::vector<uint8_t> out;
   try {
-    out.resize(size_t(h.original_length));
+    out.resize(size_t(info.original_length));
   } catch (const std::bad_alloc&) {
     return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "z4ai delta frame: cannot allocate output");
   }

@@ -57,6 +57,11 @@ BlockPlan plan_blocks(const std::vector<uint32_t>& block_hist, size_t size);
 bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out);
 
 zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
+// Before allocating `declared` bytes for a zstd stream: length_mismatch when
+// its frame and block headers show it cannot produce that many (a frame's
+// declared size must be producible by the bytes it stores), corrupt_stream
+// when those headers are malformed. Decodes nothing.
+zt::Status check_zstd_produces(std::span<const uint8_t> in, uint64_t declared);
 zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_brotli(std::span<const uint8_t> in, std::span<uint8_t> out);

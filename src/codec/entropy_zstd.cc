@@ -1,5 +1,8 @@
 // zstd stage. Contexts are cached per thread: creating one costs more than
 // coding a small stream.
+// ZSTD_getFrameHeader is in the static-only part of zstd.h (exported by the
+// shared library as well).
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -102,6 +105,65 @@ bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias,
     ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, kLiteralBiasMinMatch);
   }
   return compress_into(c, in, out, max_bytes);
+}
+
+namespace {
+
+// Upper bound on what a zstd stream (frames back to back) decodes to, from
+// its frame and block headers alone: raw and RLE blocks state their decoded
+// size, a compressed block makes at most its frame's block maximum. A frame's
+// content size field is only a claim (ZSTD_decompressBound trusts it), so it
+// can tighten the bound, never widen it. False if the headers are malformed.
+bool zstd_output_bound(std::span<const uint8_t> in, uint64_t& bound) {
+  constexpr size_t kBlockHeaderBytes = 3;  // zstd format: 1 bit last, 2 bits type, 21 bits size
+  constexpr uint32_t kRle = 1, kCompressed = 2;  // block types; 0 is raw, 3 reserved
+  bound = 0;
+  size_t pos = 0;
+  while (pos < in.size()) {
+    ZSTD_frameHeader zfh;
+    if (ZSTD_getFrameHeader(&zfh, in.data() + pos, in.size() - pos) != 0) return false;
+    if (zfh.frameType == ZSTD_skippableFrame) {
+      const size_t n = ZSTD_findFrameCompressedSize(in.data() + pos, in.size() - pos);
+      if (ZSTD_isError(n)) return false;
+      pos += n;
+      continue;
+    }
+    pos += zfh.headerSize;
+    uint64_t frame_bound = 0;
+    for (bool last = false; !last;) {
+      if (in.size() - pos < kBlockHeaderBytes) return false;
+      const uint32_t h = uint32_t(in[pos]) | uint32_t(in[pos + 1]) << 8 | uint32_t(in[pos + 2]) << 16;
+      pos += kBlockHeaderBytes;
+      last = (h & 1) != 0;
+      const uint32_t type = (h >> 1) & 3, size = h >> 3;
+      const size_t stored = type == kRle ? 1 : size;
+      if (type > kCompressed || in.size() - pos < stored) return false;
+      pos += stored;
+      frame_bound += type == kCompressed ? zfh.blockSizeMax : size;
+    }
+    if (zfh.checksumFlag) {
+      if (in.size() - pos < 4) return false;
+      pos += 4;
+    }
+    if (zfh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN)
+      frame_bound = std::min<uint64_t>(frame_bound, zfh.frameContentSize);
+    bound += frame_bound;
+  }
+  return true;
+}
+
+}  // namespace
+
+zt::Status check_zstd_produces(std::span<const uint8_t> in, uint64_t declared) {
+  uint64_t bound = 0;
+  if (!zstd_output_bound(in, bound))
+    return {zt::ErrorCode::corrupt_stream, "z4ai: zstd stream of " + std::to_string(in.size()) +
+                                               " bytes has malformed frame or block headers"};
+  if (bound < declared)
+    return {zt::ErrorCode::length_mismatch, "z4ai: zstd stream of " + std::to_string(in.size()) +
+                                                " bytes decodes to at most " + std::to_string(bound) +
+                                                " bytes, but " + std::to_string(declared) + " are declared"};
+  return {};
 }
 
 zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out) {

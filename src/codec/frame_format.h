@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "z4ai/codec.h"
@@ -40,6 +41,11 @@ inline constexpr uint32_t kChunkBytesMax = 8u << 20;
 // Decoders reject chunks over 256 MiB: bounds per-chunk scratch memory.
 inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
 
+// The smallest body a non-empty chunk can have: transform id, tail length,
+// stream count and one 9-byte stream table entry (u8 method, u32 raw length,
+// u32 coded length; docs/codec.md).
+inline constexpr uint32_t kMinChunkBodyBytes = 3 + 9;
+
 struct FrameHeader {
   bool zara = false;
   DType dtype = DType::opaque;
@@ -53,5 +59,23 @@ struct FrameHeader {
 void write_frame_header(const FrameHeader& h, uint8_t* out);
 // Validates magic, version, dtype, mode, reserved byte and the size limits.
 zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> frame);
+// "Frames declare, the decoder checks", before any output is allocated: in
+// mode 0 every chunk's coded length fits in the bytes left, each is at least
+// kMinChunkBodyBytes and together they end exactly at the frame's end; in
+// mode 1 the zstd frame's own headers must be able to produce the declared
+// length. What is left (a chunk's coded content) is found chunk by chunk.
+zt::Status check_frame_body(std::span<const uint8_t> frame, const FrameHeader& h);
+// The mode 0 part of it for a reader holding only the chunk length table:
+// the lengths must tile `body_bytes` (the frame after header and table).
+zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes);
+
+// compress() of a large input handed to `sink` in pieces, holding a group of
+// chunk bodies instead of the frame: the chunks are coded twice (once for
+// the lengths the table needs, once to emit), so it costs twice the coding
+// time and is meant for inputs too large to hold. The bytes are exactly
+// compress()'s. false (nothing written) when the frame would have a single
+// chunk; a winning whole-buffer zstd frame is emitted whole.
+zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& options,
+                                   const std::function<zt::Status(std::span<const uint8_t>)>& sink);
 
 }  // namespace z4ai::detail

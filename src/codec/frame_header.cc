@@ -2,6 +2,7 @@
 #include <string>
 
 #include "codec/byte_io.h"
+#include "codec/entropy.h"
 #include "codec/frame_format.h"
 
 namespace z4ai::detail {
@@ -63,6 +64,38 @@ zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> f) {
   if (uint64_t(h.n_chunks) * 4 > f.size() - kFrameHeaderBytes)
     return {ErrorCode::corrupt_stream, "z4ai frame: chunk table runs past the end of the frame"};
   return h;
+}
+
+zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes) {
+  using zt::ErrorCode;
+  uint64_t left = body_bytes;
+  for (size_t i = 0; i < table.size() / 4; ++i) {
+    const uint32_t len = load_u32(table.data() + 4 * i);
+    if (len > left)
+      return {ErrorCode::corrupt_stream, "z4ai frame: chunk " + std::to_string(i) + " declares " +
+                                             std::to_string(len) + " coded bytes, only " + std::to_string(left) +
+                                             " are left in the frame"};
+    if (len < kMinChunkBodyBytes)
+      return {ErrorCode::corrupt_stream, "z4ai frame: chunk " + std::to_string(i) + " has " + std::to_string(len) +
+                                             " coded bytes, fewer than the " + std::to_string(kMinChunkBodyBytes) +
+                                             " of the smallest chunk body"};
+    left -= len;
+  }
+  if (left != 0)
+    return {ErrorCode::corrupt_stream,
+            "z4ai frame: " + std::to_string(left) + " bytes after the last chunk (chunk lengths must end the frame)"};
+  return {};
+}
+
+zt::Status check_frame_body(std::span<const uint8_t> f, const FrameHeader& h) {
+  if (h.mode == FrameMode::whole_zstd) {
+    zt::Status s = check_zstd_produces(f.subspan(kFrameHeaderBytes), h.original_length);
+    if (!s.ok()) return {s.code(), "z4ai frame (whole-buffer zstd): " + s.message()};
+    return {};
+  }
+  const uint64_t table_bytes = 4 * uint64_t(h.n_chunks);  // read_frame_header bounds the table
+  return check_chunk_table(f.subspan(kFrameHeaderBytes, size_t(table_bytes)),
+                           f.size() - kFrameHeaderBytes - table_bytes);
 }
 
 }  // namespace z4ai::detail

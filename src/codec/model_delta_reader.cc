@@ -1,6 +1,7 @@
 // Z4DM decoder: parses and bounds-checks the whole frame (trailer digest,
 // entry tiling, base spans, inner frame sizes) and pins the base by digest
 // before allocating the output, then decodes entries in parallel.
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -108,7 +109,9 @@ zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span
   const unsigned workers = detail::resolve_threads(threads);
   const unsigned inner = l.entries.size() < workers ? threads : 1;
   std::vector<zt::Status> status(l.entries.size());
+  std::atomic<bool> failed{false};  // no entry is started after one fails
   detail::parallel_for(l.entries.size(), workers, [&](size_t i) {
+    if (failed.load(std::memory_order_relaxed)) return;
     const detail::ModelDeltaEntry& e = l.entries[i];
     auto dst = data.subspan(size_t(e.dest_begin), size_t(e.dest_end - e.dest_begin));
     auto ref = base.data.subspan(size_t(e.base_begin), size_t(e.base_end - e.base_begin));
@@ -119,6 +122,7 @@ zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span
       case detail::ModelDeltaKind::delta: status[i] = decompress_delta_into(e.frame, ref, dst, inner); break;
       case detail::ModelDeltaKind::full: status[i] = decompress_into(e.frame, dst, inner); break;
     }
+    if (!status[i].ok()) failed.store(true, std::memory_order_relaxed);
   });
   for (size_t i = 0; i < status.size(); ++i)
     if (!status[i].ok())
@@ -127,8 +131,10 @@ zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span
 }
 
 zt::Result<std::vector<uint8_t>> decompress_model_delta(std::span<const uint8_t> frame,
-                                                        std::span<const uint8_t> base_st, unsigned threads) {
+                                                        std::span<const uint8_t> base_st, unsigned threads,
+                                                        uint64_t max_output) {
   ZT_ASSIGN_OR_RETURN(ModelDeltaInfo info, peek_model_delta(frame));
+  ZT_RETURN_IF_ERROR(check_max_output("Z4DM frame", info.target_length, max_output));
   std::vector<uint8_t> out;
   try {
     out.resize(size_t(info.target_length));

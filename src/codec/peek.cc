@@ -1,5 +1,6 @@
 // Frame sniffing across all z4ai frame types.
 #include <cstring>
+#include <string>
 
 #include "codec/delta_format.h"
 #include "codec/frame_format.h"
@@ -22,10 +23,24 @@ zt::Result<FrameInfo> peek(std::span<const uint8_t> frame) {
   }
   if (is_delta_frame(frame)) {
     ZT_ASSIGN_OR_RETURN(detail::DeltaHeader h, detail::read_delta_header(frame));
+    // The inner frame declares the same length and must hold it.
+    ZT_ASSIGN_OR_RETURN(FrameInfo inner, peek(frame.subspan(detail::kDeltaHeaderBytes)));
+    if (inner.original_length != h.original_length || inner.kind == FrameKind::delta ||
+        inner.kind == FrameKind::chunked)
+      return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai delta frame: inner frame declares " +
+                                                           std::to_string(inner.original_length) + " bytes, header " +
+                                                           std::to_string(h.original_length));
     return FrameInfo{FrameKind::delta, DType::opaque, h.original_length};
   }
   ZT_ASSIGN_OR_RETURN(detail::FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
   return FrameInfo{h.zara ? FrameKind::zara : FrameKind::z4ai, h.dtype, h.original_length};
+}
+
+zt::Status check_max_output(std::string_view what, uint64_t declared, uint64_t max_output) {
+  if (declared <= max_output) return {};
+  return {zt::ErrorCode::limit_exceeded, std::string(what) + ": declares " + std::to_string(declared) +
+                                             " decoded bytes, over max_output=" + std::to_string(max_output)};
 }
 
 }  // namespace z4ai

@@ -112,13 +112,19 @@ struct ChunkedFrame {
   }
 };
 
-ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
-  const uint64_t cb = plan.chunk_bytes;
-  const size_t n_chunks = size_t((data.size() + cb - 1) / cb);
-  ChunkedFrame f;
-  f.bodies.resize(n_chunks);
+size_t chunk_count(size_t size, uint32_t chunk_bytes) { return size_t((size + chunk_bytes - 1) / chunk_bytes); }
+
+std::span<const uint8_t> chunk_input(std::span<const uint8_t> data, uint32_t chunk_bytes, size_t i) {
+  const size_t off = size_t(uint64_t(i) * chunk_bytes);
+  return data.subspan(off, std::min<size_t>(chunk_bytes, data.size() - off));
+}
+
+// The chunk coder's options for `data` under `plan`; `ranking` holds the
+// shared transform ranking the options point to.
+ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
+                                 std::vector<uint8_t>& ranking) {
+  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkEncodeOptions opts = plan.chunk;
-  std::vector<uint8_t> ranking;
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
@@ -127,9 +133,17 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
   }
   // One chunk (the repeat path): the threads share out its streams instead.
   if (n_chunks == 1) opts.stream_threads = workers_for(data.size(), threads);
+  return opts;
+}
+
+ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
+  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
+  ChunkedFrame f;
+  f.bodies.resize(n_chunks);
+  std::vector<uint8_t> ranking;
+  const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
   detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
-    size_t off = size_t(i * cb);
-    f.bodies[i] = detail::encode_chunk(data.subspan(off, std::min<size_t>(size_t(cb), data.size() - off)), dtype, opts);
+    f.bodies[i] = detail::encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
   });
   // The digest is patched in by the caller (it may run beside the coding).
   FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), 0, plan.chunk_bytes, uint32_t(n_chunks)};
@@ -173,33 +187,71 @@ bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_byt
 
 }  // namespace
 
-zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
-  ZT_ASSIGN_OR_RETURN(DType dtype, parse_dtype(o.dtype));
+namespace {
+
+// What compress_to decides before coding: the dtype, the chunk plan and
+// whether long-range repeats steer it to the repeat path.
+struct Prepared {
+  DType dtype = DType::opaque;
+  Plan plan;
+  bool repeats = false;
+};
+
+zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
+  Prepared p;
+  ZT_ASSIGN_OR_RETURN(p.dtype, parse_dtype(o.dtype));
   if (o.level != -1 && (o.level < 1 || o.level > 22))
-    return {zt::ErrorCode::invalid_argument, "z4ai: level " + std::to_string(o.level) + " is outside 1..22"};
+    return zt::Status(zt::ErrorCode::invalid_argument, "z4ai: level " + std::to_string(o.level) + " is outside 1..22");
   if (data.size() > kMaxFrameOriginalBytes)
-    return {zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit"};
+    return zt::Status(zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit");
   const int level = o.level == -1 ? kDefaultZstdLevel : o.level;
-  Plan plan = make_plan(o, level);
+  Plan& plan = p.plan;
+  plan = make_plan(o, level);
   // Long-range repeats (tied or copied weights) are found first: then a
   // frame of small chunks cannot win (each chunk sees only itself), so it is
   // not built; one big chunk is, whose streams go to the repeat coder
   // (repeat_path.h: zstd with long-distance matching over the whole stream).
-  const bool repeats = o.auto_select && detail::has_long_range_repeats(data);
+  p.repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (!plan.zara) {
-    if (o.auto_select && !repeats && detail::lean_applies(data, dtype)) {
+    if (o.auto_select && !p.repeats && detail::lean_applies(data, p.dtype)) {
       plan.chunk.lean = true;
-      plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(dtype));
+      plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
     } else {
       plan.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
-  if (repeats) {
+  if (p.repeats) {
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
     while (plan.chunk_bytes < data.size() && plan.chunk_bytes < detail::kMaxChunkBytes) plan.chunk_bytes *= 2;
     plan.chunk.policy.long_repeats = true;
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
+  return p;
+}
+
+// Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
+// when it is smaller. With repeats the frame's ratio includes them, so the
+// window probe compares like with like instead (repeat_path.h); the
+// candidate then also uses LDM. Empty when the chunked frame stays.
+std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const CompressOptions& o, const Prepared& p,
+                                      uint64_t digest, size_t chunked_size) {
+  std::vector<uint8_t> whole;
+  const auto& policy = p.plan.chunk.policy;
+  if (o.auto_select && !data.empty() &&
+      (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
+                 : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
+    const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, p.repeats, digest, whole);
+    if (!built || whole.size() >= chunked_size) whole.clear();
+  }
+  return whole;
+}
+
+}  // namespace
+
+zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
+  ZT_ASSIGN_OR_RETURN(Prepared prepared, prepare(data, o));
+  const DType dtype = prepared.dtype;
+  const Plan& plan = prepared.plan;
   // The checksum is a serial pass over the input: with spare threads it runs
   // beside the chunk coding and is patched into the finished frame header.
   uint64_t digest = 0;
@@ -214,16 +266,7 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
   }
   detail::store_u64(chunked.head.data() + 16, digest);
 
-  // Whole-buffer zstd replaces the chunked frame only when it is smaller.
-  // With repeats the frame's ratio includes them, so the window probe compares
-  // like with like instead (repeat_path.h); the candidate then also uses LDM.
-  std::vector<uint8_t> whole;
-  if (o.auto_select && !data.empty() &&
-      (repeats ? detail::whole_zstd_may_win(data, dtype, plan.chunk.policy)
-               : zstd_probe_close(data, plan.chunk.policy.zstd_level, chunked.size))) {
-    const bool built = build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, repeats, digest, whole);
-    if (!built || whole.size() >= chunked.size) whole.clear();
-  }
+  const std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
   const size_t size = whole.empty() ? chunked.size : whole.size();
   uint8_t* dst = alloc(size);
   if (!dst) return {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(size) + " bytes for the frame"};
@@ -249,6 +292,55 @@ zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const C
   return frame;
 }
 
+namespace detail {
+
+zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& o,
+                                   const std::function<zt::Status(std::span<const uint8_t>)>& sink) {
+  ZT_ASSIGN_OR_RETURN(Prepared p, prepare(data, o));
+  const uint32_t cb = p.plan.chunk_bytes;
+  const size_t n = chunk_count(data.size(), cb);
+  if (n < 2) return false;  // one chunk (the repeat path): nothing to stream
+  std::vector<uint8_t> ranking;
+  const ChunkEncodeOptions opts = chunk_options(data, p.dtype, p.plan, o.threads, ranking);
+  const unsigned workers = workers_for(data.size(), o.threads);
+  // Pass 1: the chunk lengths the table needs; the bodies are dropped.
+  std::vector<uint32_t> lengths(n);
+  parallel_for(n, workers, [&](size_t i) {
+    lengths[i] = uint32_t(encode_chunk(chunk_input(data, cb, i), p.dtype, opts).size());
+  });
+  FrameHeader h{p.plan.zara, p.dtype, FrameMode::chunked, data.size(), xxh3_64(data), cb, uint32_t(n)};
+  std::vector<uint8_t> head(kFrameHeaderBytes + 4 * n);
+  write_frame_header(h, head.data());
+  size_t size = head.size();
+  for (size_t i = 0; i < n; ++i) {
+    store_u32(head.data() + kFrameHeaderBytes + 4 * i, lengths[i]);
+    size += lengths[i];
+  }
+  const std::vector<uint8_t> whole = whole_if_smaller(data, o, p, h.digest, size);
+  if (!whole.empty()) {
+    ZT_RETURN_IF_ERROR(sink(whole));
+    return true;
+  }
+  ZT_RETURN_IF_ERROR(sink(head));
+  // Pass 2: the same bodies again (coding is deterministic), a group at a time.
+  const size_t group = std::max<size_t>(1, 2 * workers);
+  for (size_t first = 0; first < n; first += group) {
+    std::vector<std::vector<uint8_t>> bodies(std::min(group, n - first));
+    parallel_for(bodies.size(), workers, [&](size_t k) {
+      bodies[k] = encode_chunk(chunk_input(data, cb, first + k), p.dtype, opts);
+    });
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      if (bodies[k].size() != lengths[first + k])
+        return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: chunk " + std::to_string(first + k) +
+                                                             " coded to a different length on the second pass");
+      ZT_RETURN_IF_ERROR(sink(bodies[k]));
+    }
+  }
+  return true;
+}
+
+}  // namespace detail
+
 namespace {
 
 zt::Status digest_error() {
@@ -266,12 +358,9 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
   } else {
     const size_t n = h.n_chunks;
     const uint8_t* table = frame.data() + detail::kFrameHeaderBytes;
-    std::vector<size_t> offsets(n + 1);
+    std::vector<size_t> offsets(n + 1);  // check_frame_body: they tile the frame
     offsets[0] = detail::kFrameHeaderBytes + 4 * n;
     for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + detail::load_u32(table + 4 * i);
-    if (offsets[n] != frame.size())
-      return {ErrorCode::corrupt_stream, "z4ai frame: chunk lengths add up to " + std::to_string(offsets[n]) +
-                                             " bytes, frame has " + std::to_string(frame.size())};
     auto chunk_of = [&](size_t i) {
       const uint64_t off = uint64_t(i) * h.chunk_bytes;
       return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
@@ -293,11 +382,17 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
     std::vector<zt::Status> status(n);
     std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
     for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
+    // Chunks are taken in order and none is started after one fails: a frame
+    // whose chunk k lies costs the memory of chunks up to k (plus one per
+    // other worker), not its declared length.
     std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
     auto decode_next = [&] {
+      if (failed.load(std::memory_order_relaxed)) return false;
       const size_t i = next.fetch_add(1);
       if (i >= n) return false;
       status[i] = decode_one(i);
+      if (!status[i].ok()) failed.store(true, std::memory_order_relaxed);
       done[i].store(true, std::memory_order_release);
       return true;
     };
@@ -324,11 +419,14 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
 
 zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads) {
   ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
   return decode_frame(frame, h, out, threads);
 }
 
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads) {
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads, uint64_t max_output) {
   ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
+  ZT_RETURN_IF_ERROR(check_max_output("z4ai frame", h.original_length, max_output));
   std::vector<uint8_t> out;
   try {
     out.resize(size_t(h.original_length));

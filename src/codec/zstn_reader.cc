@@ -1,5 +1,6 @@
 // ZSTN v3 reader: validates prefix, footer and index before decoding, then
 // decodes FRAME entries in parallel straight into the output and copies REFs.
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -99,6 +100,20 @@ zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> z, unsigned
       return corrupt("index must sit between the frames and the footer");
     ZT_ASSIGN_OR_RETURN(entries, parse_index(z.subspan(size_t(index_offset), size_t(index_len)), p.data_len,
                                              p.body_offset, index_offset));
+    // Each FRAME must declare its span and hold a chunk table that fits its
+    // bytes: the output is allocated only once every frame has said so.
+    for (const IndexEntry& e : entries) {
+      if (e.kind != EntryKind::frame) continue;
+      auto info = peek(z.subspan(size_t(e.frame_offset), size_t(e.frame_len)));
+      if (!info.ok())
+        return zt::Status(info.status().code(), "ZSTN tensor '" + e.name + "': " + info.status().message());
+      if ((info->kind != FrameKind::z4ai && info->kind != FrameKind::zara) ||
+          info->original_length != e.dest_end - e.dest_begin)
+        return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN tensor '" + e.name + "': frame declares " +
+                                                              std::to_string(info->original_length) +
+                                                              " bytes, the index " +
+                                                              std::to_string(e.dest_end - e.dest_begin));
+    }
   }
   std::vector<uint8_t> out;
   try {
@@ -116,11 +131,13 @@ zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> z, unsigned
     return out;
   }
   std::vector<zt::Status> status(entries.size());
+  std::atomic<bool> failed{false};  // no frame is started after one fails
   detail::parallel_for(entries.size(), workers, [&](size_t i) {
     const IndexEntry& e = entries[i];
-    if (e.kind != EntryKind::frame) return;
+    if (e.kind != EntryKind::frame || failed.load(std::memory_order_relaxed)) return;
     auto dst = data.subspan(size_t(e.dest_begin), size_t(e.dest_end - e.dest_begin));
     status[i] = decompress_into(z.subspan(size_t(e.frame_offset), size_t(e.frame_len)), dst, workers == 1 ? 1 : 0);
+    if (!status[i].ok()) failed.store(true, std::memory_order_relaxed);
   });
   for (size_t i = 0; i < entries.size(); ++i)
     if (!status[i].ok())

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace z4ai::testing {
@@ -32,6 +34,25 @@ inline std::vector<uint8_t> random_bytes(size_t n, uint32_t seed = 7) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> out(n);
   for (auto& b : out) b = uint8_t(rng());
+  return out;
+}
+
+// name, dtype, bytes -> a contiguous safetensors buffer (shape = byte count).
+using TensorSpec = std::tuple<std::string, std::string, std::vector<uint8_t>>;
+inline std::vector<uint8_t> safetensors(const std::vector<TensorSpec>& ts) {
+  std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
+  std::vector<uint8_t> data;
+  for (const auto& [name, dtype, bytes] : ts) {
+    header += ",\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + std::to_string(bytes.size()) +
+              "],\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + bytes.size()) +
+              "]}";
+    data.insert(data.end(), bytes.begin(), bytes.end());
+  }
+  header += "}";
+  std::vector<uint8_t> out;
+  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(uint64_t(header.size()) >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), data.begin(), data.end());
   return out;
 }
 

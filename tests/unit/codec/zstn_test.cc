@@ -11,23 +11,7 @@
 namespace z4ai::zstn {
 namespace {
 
-// name, dtype, bytes -> a contiguous safetensors buffer.
-std::vector<uint8_t> safetensors(const std::vector<std::tuple<std::string, std::string, std::vector<uint8_t>>>& ts) {
-  std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
-  std::vector<uint8_t> data;
-  for (const auto& [name, dtype, bytes] : ts) {
-    header += ",\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + std::to_string(bytes.size()) +
-              "],\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + bytes.size()) +
-              "]}";
-    data.insert(data.end(), bytes.begin(), bytes.end());
-  }
-  header += "}";
-  std::vector<uint8_t> out;
-  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(uint64_t(header.size()) >> (8 * i)));
-  out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), data.begin(), data.end());
-  return out;
-}
+using testing::safetensors;
 
 std::vector<uint8_t> sample() {
   auto emb = testing::gaussian_fp32(5000, 1);
