@@ -19,15 +19,17 @@
 ZT_API_BEGIN
 namespace zt {
 
-// safetensors_index: a sharded model's `model.safetensors.index.json`.
-enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx };
+// safetensors_index: a sharded model's `model.safetensors.index.json`;
+// zt_index: a sharded .zt set's `NAME.zt.index.json` (its weight_map names .zt shards).
+enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx, zt_index };
 // "zt", "safetensors", "safetensors_index", "gguf", "npy", "npz", "pytorch",
-// "onnx", "unknown". ONNX has no magic: it is recognised by its extension.
+// "onnx", "zt_index", "unknown". ONNX has no magic: it is recognised by its extension.
 const char* file_format_name(FileFormat f);
 
 // Detects a file's format from its first bytes (magics; a plausible
 // safetensors size prefix followed by '{'), using the extension only where
-// content cannot decide (zip: .npz vs PyTorch; .json: safetensors index).
+// content cannot decide (zip: .npz vs PyTorch; .json: an index, .zt
+// shards making it zt_index, anything else safetensors_index).
 // Errors: io_error.
 Result<FileFormat> detect_format(const std::string& path);
 // Format implied by a path's extension alone (.zt, .safetensors, .json, ...).
@@ -42,8 +44,8 @@ Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path);
 Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
                                                               std::shared_ptr<const void> owner);
 
-// Opens any supported format, detected by content. .zt files are opened
-// with `verify_on_read`. Errors: unsupported (unknown or not built in), and
+// Opens any supported format, detected by content. .zt files (and the
+// shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and
 // the format's own errors.
 Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read = false);
 
