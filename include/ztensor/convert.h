@@ -58,6 +58,9 @@ struct ConvertOptions {
   uint8_t effort = 0;                 // z4ai: 0 fast, 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
   bool durable = true;                // .zt output: fsync before the atomic rename (see Writer::create)
+  // .zt output: shards of at most this many decoded bytes (0 = one file);
+  // see ShardedWriter for the naming and the rule.
+  uint64_t max_shard_size = 0;
   ProgressFn progress;                // optional
 };
 
@@ -65,11 +68,15 @@ struct ConvertStats {
   uint64_t objects = 0;
   uint64_t bytes = 0;  // decoded component bytes converted
   std::vector<std::string> warnings;  // e.g. attributes that could not be kept
+  // .zt output: the files published (the one file, or the shards then the index).
+  std::vector<std::string> files;
 };
 
 // Any source -> .zt: every object with all its components, attributes and
-// the file attributes, in source order, re-encoded per `options`.
-// Errors: the source's read errors, then the Writer's.
+// the file attributes, in source order, re-encoded per `options`; sharded
+// (NAME-00001-of-0000N.zt + NAME.zt.index.json) when `max_shard_size` asks
+// for more than one shard. Errors: the source's read errors, then the
+// Writer's; nothing is published on error.
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options = {});
 // Any source -> safetensors: dense objects only (anything else is

@@ -14,6 +14,7 @@
 #include "convert/zt_index_source.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
+#include "ztensor/sharded_writer.h"
 #include "ztensor/gguf.h"
 #include "convert/numpy/npz_writer.h"
 #include "ztensor/numpy_format.h"
@@ -193,7 +194,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
   uint64_t total = 0;
   for (const auto& o : m.objects)
     for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
-  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes, options.durable));
+  ZT_ASSIGN_OR_RETURN(auto writer, ShardedWriter::create(out, m.attributes, options.max_shard_size, options.durable));
   ConvertStats stats;
   for (const auto& o : m.objects) {
     ZT_RETURN_IF_ERROR(add_warning_for_unknown_types(o, stats));
@@ -223,7 +224,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
     ++stats.objects;
     if (options.progress) options.progress(stats.bytes, total);
   }
-  ZT_RETURN_IF_ERROR(writer->finish());
+  ZT_ASSIGN_OR_RETURN(stats.files, writer->finish());
   return stats;
 }
 
