@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -23,6 +24,13 @@ namespace zt {
 // How many decimal digits a shard number has in its file name (HF's
 // "model-00001-of-00002.safetensors").
 inline constexpr int kShardNumberDigits = 5;
+
+// A shard size as Hugging Face writes it: an integer count of bytes
+// ("5000000000"), or an integer with a unit, case-insensitive: KB/MB/GB/TB
+// are powers of 10, KiB/MiB/GiB/TiB powers of 2 ("5GB", "500MB", "2GiB").
+// As in transformers, a lowercase final "b" after a decimal unit means
+// bits ("5Gb" = 625000000 bytes). Errors: invalid_argument naming the text.
+Result<uint64_t> parse_byte_size(std::string_view text);
 
 class ShardedWriter {
  public:

@@ -26,11 +26,14 @@ __all__ = ["save_file", "load_file", "save", "load"]
 
 def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
               metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True) -> None:
+              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True,
+              max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save `tensors` to `filename`; each array is streamed to disk as it is
     added, so no whole-file buffer is built. `metadata` becomes the file
-    attributes."""
-    with Writer(filename, attributes=check_metadata(metadata), durable=durable) as w:
+    attributes. `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face
+    accepts) writes NAME-00001-of-0000N.zt ... and NAME.zt.index.json for
+    `filename` NAME.zt, or the one file when everything fits."""
+    with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
         for name, array in tensors.items():
             w.add(name, array, compression=compression, level=level, checksum=checksum)
 

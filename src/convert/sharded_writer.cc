@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
@@ -61,6 +62,42 @@ uint64_t decoded_size(const ObjectSpec& object) {
 
 }  // namespace
 
+Result<uint64_t> parse_byte_size(std::string_view text) {
+  const auto bad = [&] {
+    return Status(ErrorCode::invalid_argument, "size '" + std::string(text) +
+                                                   "' is not an integer count of bytes or an integer followed by "
+                                                   "KB, MB, GB, TB, KiB, MiB, GiB or TiB (e.g. '5GB')");
+  };
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) return bad();
+  uint64_t n = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    if (n > (UINT64_MAX - 9) / 10) return bad();
+    n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  std::string_view unit = text.substr(digits);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (unit.empty()) return n;
+  std::string upper(unit);
+  for (char& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  struct Unit {
+    const char* name;
+    uint64_t bytes;
+  };
+  static constexpr Unit kUnits[] = {{"KB", 1000ull},          {"MB", 1000ull * 1000},
+                                    {"GB", 1000ull * 1000 * 1000}, {"TB", 1000ull * 1000 * 1000 * 1000},
+                                    {"KIB", 1ull << 10},       {"MIB", 1ull << 20},
+                                    {"GIB", 1ull << 30},       {"TIB", 1ull << 40}};
+  for (const Unit& u : kUnits) {
+    if (upper != u.name) continue;
+    if (n > UINT64_MAX / u.bytes) return bad();
+    const bool bits = upper.size() == 2 && unit.back() == 'b';  // transformers: "5Gb" is gigabits
+    return bits ? n * u.bytes / 8 : n * u.bytes;
+  }
+  return bad();
+}
+
 Result<std::unique_ptr<ShardedWriter>> ShardedWriter::create(const std::string& path, Value attributes,
                                                              uint64_t max_shard_size, bool durable) {
   std::unique_ptr<ShardedWriter> w(new ShardedWriter());
@@ -71,7 +108,7 @@ Result<std::unique_ptr<ShardedWriter>> ShardedWriter::create(const std::string& 
     w->stem_ = ends_with(path, ".zt") ? path.substr(0, path.size() - 3) : path;
     w->single_ = path;
   }
-  if (base_name(w->stem_).empty())
+  if (max_shard_size != 0 && base_name(w->stem_).empty())
     return Status(ErrorCode::invalid_argument, "'" + path + "' names no file to write the model to");
   w->attributes_ = std::move(attributes);
   w->max_shard_size_ = max_shard_size;
@@ -133,11 +170,12 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
   const size_t n = shards_.size();
   const std::string base = base_name(stem_);
   const std::string dir = dir_of(stem_);
+  const std::string folder_prefix = stem_.substr(0, stem_.size() - base.size());  // "" or ".../"
   std::vector<std::string> files;
   std::map<std::string, std::string> weight_map;
   for (size_t i = 0; i < n; ++i) {
     const std::string name = shard_file_name(base, i + 1, n);
-    files.push_back(dir + "/" + name);
+    files.push_back(folder_prefix + name);
     for (const auto& object : shard_objects_[i]) weight_map.emplace(object, name);
   }
   const std::string index_path = stem_ + ".zt.index.json";

@@ -97,3 +97,103 @@ def test_cli_info_ls_verify_diff_convert_on_a_zt_index(tmp_path):
     r = zt("verify", index)
     assert r.returncode != 0
     assert "digest_mismatch" in r.stderr and "model-00002-of-00002.zt" in r.stderr, r.stderr
+
+
+# --- writing shards ---------------------------------------------------------
+# tensors(): five f32 [8, 16] arrays of 512 bytes each.
+
+
+def shard_names(tmp_path, stem="model"):
+    return sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(stem))
+
+
+def test_numpy_save_file_max_shard_size(tmp_path):
+    src = tensors()
+    # 1100 bytes: two 512-byte tensors per shard -> [0 1] [2 3] [4]
+    ztnp.save_file(src, tmp_path / "model.zt", max_shard_size=1100)
+    assert shard_names(tmp_path) == ["model-00001-of-00003.zt", "model-00002-of-00003.zt",
+                                     "model-00003-of-00003.zt", "model.zt.index.json"]
+    index = json.loads((tmp_path / "model.zt.index.json").read_text())
+    assert index["metadata"]["total_size"] == 5 * 512
+    assert index["weight_map"]["layer1.weight"] == "model-00001-of-00003.zt"
+    assert index["weight_map"]["layer2.weight"] == "model-00002-of-00003.zt"
+    assert index["weight_map"]["layer4.weight"] == "model-00003-of-00003.zt"
+    with ztensor.open(tmp_path / "model-00002-of-00003.zt") as r:  # each shard a complete .zt file
+        assert r.format == "zt" and r.keys() == ["layer2.weight", "layer3.weight"]
+    loaded = ztnp.load_file(tmp_path / "model.zt.index.json")
+    assert list(loaded) == list(src)
+    for k, v in src.items():
+        np.testing.assert_array_equal(loaded[k], v)
+
+
+def test_string_sizes_and_one_file_when_it_fits(tmp_path):
+    src = tensors()
+    ztnp.save_file(src, tmp_path / "model.zt", max_shard_size="1KB")  # 1000 bytes: one tensor a shard
+    assert len(shard_names(tmp_path)) == 6
+    ztnp.save_file(src, tmp_path / "big.zt", max_shard_size="1MiB")
+    assert shard_names(tmp_path, "big") == ["big.zt"]  # no index, as transformers
+    with pytest.raises(ztensor.ZTensorError, match="5QB"):
+        ztnp.save_file(src, tmp_path / "bad.zt", max_shard_size="5QB")
+    with pytest.raises(TypeError):
+        ztnp.save_file(src, tmp_path / "bad.zt", max_shard_size=1.5)
+    assert shard_names(tmp_path, "bad") == []
+
+
+def test_failed_save_publishes_no_shard(tmp_path):
+    src = tensors()
+    src["bad"] = object()  # fails after two shards are already written
+    with pytest.raises(Exception):
+        ztnp.save_file(src, tmp_path / "model.zt", max_shard_size=600)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_torch_save_file_and_save_model(tmp_path):
+    torch = pytest.importorskip("torch")
+    import ztensor.torch as zttorch
+
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Linear(16, 4))
+    zttorch.save_model(model, tmp_path / "m.zt", max_shard_size=1024)  # weights 1024 + 256 bytes, biases 64, 16
+    assert shard_names(tmp_path, "m") == ["m-00001-of-00002.zt", "m-00002-of-00002.zt", "m.zt.index.json"]
+    fresh = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Linear(16, 4))
+    missing, unexpected = zttorch.load_model(fresh, tmp_path / "m.zt.index.json")
+    assert (missing, unexpected) == ([], [])
+    for a, b in zip(model.state_dict().values(), fresh.state_dict().values()):
+        assert torch.equal(a, b)
+
+    tensors_ = {"a": torch.zeros(256), "b": torch.ones(256)}
+    zttorch.save_file(tensors_, tmp_path / "t.zt", max_shard_size="1KiB")
+    assert shard_names(tmp_path, "t") == ["t-00001-of-00002.zt", "t-00002-of-00002.zt", "t.zt.index.json"]
+    loaded = zttorch.load_file(tmp_path / "t.zt.index.json")
+    assert torch.equal(loaded["b"], tensors_["b"])
+
+
+def test_convert_max_shard_size(tmp_path):
+    src = tensors()
+    ztnp.save_file(src, tmp_path / "in.zt")
+    stats = ztensor.convert(tmp_path / "in.zt", tmp_path / "out.zt", compression="zstd", max_shard_size=1100)
+    assert [f.rsplit("/", 1)[1] for f in stats.files] == ["out-00001-of-00003.zt", "out-00002-of-00003.zt",
+                                                          "out-00003-of-00003.zt", "out.zt.index.json"]
+    with ztensor.open(tmp_path / "out.zt.index.json") as r:
+        assert r.keys() == list(src)
+        np.testing.assert_array_equal(r.read("layer3.weight"), src["layer3.weight"])
+    with pytest.raises(ztensor.ZTensorError, match="max_shard_size"):
+        ztensor.convert(tmp_path / "in.zt", tmp_path / "out.safetensors", max_shard_size=1100)
+
+
+@needs_zt
+def test_cli_convert_max_shard_size(tmp_path):
+    src = tensors()
+    ztnp.save_file(src, tmp_path / "in.zt")
+    r = zt("convert", tmp_path / "in.zt", tmp_path / "out.zt", "--max-shard-size", "1KB", "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert len(j["files"]) == 6 and j["files"][-1].endswith("out.zt.index.json")
+    assert j["output_bytes"] == sum((tmp_path / f.rsplit("/", 1)[1]).stat().st_size for f in j["files"])
+    # Re-sharding under the same name with fewer shards drops the stale ones.
+    r = zt("convert", tmp_path / "out.zt.index.json", tmp_path / "out.zt", "--max-shard-size", "2KiB")
+    assert r.returncode == 0, r.stderr
+    assert shard_names(tmp_path, "out") == ["out-00001-of-00002.zt", "out-00002-of-00002.zt", "out.zt.index.json"]
+    r = zt("convert", tmp_path / "in.zt", tmp_path / "x.zt", "--max-shard-size", "5 parsecs")
+    assert r.returncode == 2 and "--max-shard-size" in r.stderr
+    r = zt("convert", tmp_path / "in.zt", tmp_path / "x.safetensors", "--max-shard-size", "1KB")
+    assert r.returncode == 2

@@ -196,3 +196,26 @@ TEST(ShardedWriter, ConvertWithMaxShardSizeRoundTrips) {
 
 }  // namespace
 }  // namespace zt
+
+namespace zt {
+namespace {
+
+TEST(ParseByteSize, IntegersAndHuggingFaceUnits) {
+  EXPECT_EQ(parse_byte_size("123").value(), 123u);
+  EXPECT_EQ(parse_byte_size("5GB").value(), 5'000'000'000u);
+  EXPECT_EQ(parse_byte_size("500MB").value(), 500'000'000u);
+  EXPECT_EQ(parse_byte_size("10KB").value(), 10'000u);
+  EXPECT_EQ(parse_byte_size("2GiB").value(), 2ull << 30);
+  EXPECT_EQ(parse_byte_size("3mib").value(), 3ull << 20);
+  EXPECT_EQ(parse_byte_size("7 KiB").value(), 7ull << 10);
+  EXPECT_EQ(parse_byte_size("1TB").value(), 1'000'000'000'000u);
+  EXPECT_EQ(parse_byte_size("5Gb").value(), 625'000'000u);  // bits, as transformers reads it
+  for (const char* bad : {"", "GB", "1.5GB", "-1", "5XB", "5 G", "99999999999999999999", "20000000000TB"}) {
+    auto r = parse_byte_size(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) EXPECT_EQ(r.status().code(), ErrorCode::invalid_argument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace zt
