@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ constexpr const char* kConvertHelp =
     "  any -> .npz                  dense objects numpy can hold (not bf16/fp8),\n"
     "                               stored uncompressed; attributes are dropped\n"
     "  .zt -> .zt                   re-encode (e.g. compress) every component\n"
+    "  model folder -> folder       a Hugging Face model folder (safetensors weights,\n"
+    "                               sharded or not, + config/tokenizer files): the\n"
+    "                               weights become NAME.zt or .zt shards (by default\n"
+    "                               as many as the input has; 5GB for one file),\n"
+    "                               every other file is copied unchanged\n"
     ".zt digests are checked while reading.\n"
     "The output appears atomically: on error nothing is left at OUT.\n"
     "\n"
@@ -56,6 +62,7 @@ constexpr const char* kConvertHelp =
     "  zt convert model.safetensors model.zt --compress zstd --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
     "  zt convert model.safetensors model.zt --max-shard-size 5GB\n"
+    "  zt convert ./Qwen2-7B ./Qwen2-7B-zt --compress zstd\n"
     "  zt convert model.zt model.safetensors\n"
     "  zt convert model.zt arrays.npz\n"
     "  zt convert checkpoint.pt model.zt --json\n"
@@ -71,6 +78,34 @@ bool parse_level(const std::string& s, int* level) {
   if (s.empty() || *end != '\0' || v < kMinZstdLevel || v > kMaxZstdLevel) return false;
   *level = static_cast<int>(v);
   return true;
+}
+
+// IN is a model folder: OUT is a folder too.
+int convert_folder(const std::string& in, const std::string& out, ConvertOptions options, bool json) {
+  ProgressBar bar("converting");
+  options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
+  Result<ConvertStats> r = convert_model_folder(in, out, options);
+  bar.finish();
+  if (!r.ok()) return status_error(r.status());
+  for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  uint64_t out_size = 0;
+  for (const auto& f : r.value().files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) out_size += static_cast<uint64_t>(st.st_size);
+  }
+  if (json) {
+    nlohmann::ordered_json j = {{"command", "convert"},         {"input", in},
+                                {"output", out},                {"input_format", "folder"},
+                                {"output_format", "folder"},    {"objects", r.value().objects},
+                                {"tensor_bytes", r.value().bytes}, {"output_bytes", out_size},
+                                {"files", r.value().files},     {"warnings", r.value().warnings}};
+    std::puts(j.dump().c_str());
+    return kExitOk;
+  }
+  std::printf("%s -> %s: %llu objects, %s of tensor data, %zu files, %s written\n", in.c_str(), out.c_str(),
+              static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
+              r.value().files.size(), human_bytes(out_size).c_str());
+  return kExitOk;
 }
 
 }  // namespace
@@ -114,6 +149,9 @@ int cmd_convert(std::span<char* const> args) {
     if (!size.ok()) return usage_error("convert", "--max-shard-size: " + size.status().message());
     options.max_shard_size = size.value();
   }
+
+  std::error_code ec;
+  if (std::filesystem::is_directory(in, ec)) return convert_folder(in, out, options, a.has("json"));
 
   auto in_format = detect_format(in);
   if (!in_format.ok()) return status_error(in_format.status());

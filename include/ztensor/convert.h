@@ -92,6 +92,18 @@ Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, c
 Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
                                            const ProgressFn& progress = {});
 
+// A Hugging Face model folder (safetensors weights, sharded with an index
+// or one file, beside config/tokenizer files) -> a folder holding the
+// weights as NAME.zt or .zt shards (NAME from the input's weights, e.g.
+// "model") and every other file and subfolder copied unchanged.
+// `options.max_shard_size` 0 keeps the input's split (its largest shard's
+// tensor bytes; 5 GB, transformers' default, for one file). stats.files
+// lists the .zt files, then the copies. Errors: not_found (no weights),
+// invalid_argument (several candidate weights, output is a file or the
+// input), the conversion's and io_error.
+Result<ConvertStats> convert_model_folder(const std::string& in_dir, const std::string& out_dir,
+                                          const ConvertOptions& options = {});
+
 // Path-based conveniences. The input may be any supported format; .zt
 // inputs have their digests checked while read.
 Result<ConvertStats> convert_to_zt(const std::string& in, const std::string& out, const ConvertOptions& options = {});

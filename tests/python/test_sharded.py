@@ -197,3 +197,73 @@ def test_cli_convert_max_shard_size(tmp_path):
     assert r.returncode == 2 and "--max-shard-size" in r.stderr
     r = zt("convert", tmp_path / "in.zt", tmp_path / "x.safetensors", "--max-shard-size", "1KB")
     assert r.returncode == 2
+
+
+# --- Hugging Face model folders ---------------------------------------------
+
+
+def hf_folder(tmp_path, sharded=True):
+    """A model folder as transformers saves it: shards + index, config and
+    tokenizer files, a sentence-transformers style subfolder."""
+    st = pytest.importorskip("safetensors.numpy")
+    src = tensors()
+    names = list(src)
+    d = tmp_path / "hf"
+    d.mkdir()
+    if sharded:
+        groups = {"model-00001-of-00002.safetensors": names[:3], "model-00002-of-00002.safetensors": names[3:]}
+        weight_map = {}
+        for fname, keys in groups.items():
+            st.save_file({k: src[k] for k in keys}, str(d / fname), metadata={"format": "pt"})
+            weight_map.update({k: fname for k in keys})
+        (d / "model.safetensors.index.json").write_text(
+            json.dumps({"metadata": {"total_size": 5 * 512}, "weight_map": weight_map}))
+    else:
+        st.save_file(src, str(d / "model.safetensors"))
+    (d / "config.json").write_text('{"model_type": "toy", "hidden_size": 16}\n')
+    (d / "tokenizer.json").write_bytes(b'{"version": "1.0", "bytes": "\xc3\xa9"}')
+    (d / "1_Pooling").mkdir()
+    (d / "1_Pooling" / "config.json").write_text('{"pooling_mode_mean_tokens": true}')
+    return d, src
+
+
+def relative_files(d):
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file())
+
+
+@needs_zt
+def test_cli_convert_hf_folder_keeps_the_shard_count_and_copies_the_rest(tmp_path):
+    d, src = hf_folder(tmp_path)
+    out = tmp_path / "out"
+    r = zt("convert", d, out, "--compress", "zstd", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["objects"] == 5
+    assert relative_files(out) == ["1_Pooling/config.json", "config.json", "model-00001-of-00002.zt",
+                                   "model-00002-of-00002.zt", "model.zt.index.json", "tokenizer.json"]
+    for f in ("config.json", "tokenizer.json", "1_Pooling/config.json"):
+        assert (out / f).read_bytes() == (d / f).read_bytes()
+    index = json.loads((out / "model.zt.index.json").read_text())
+    assert index["weight_map"]["layer2.weight"] == "model-00001-of-00002.zt"
+    assert index["weight_map"]["layer3.weight"] == "model-00002-of-00002.zt"
+    with ztensor.open(out / "model.zt.index.json") as zr:
+        for k, v in src.items():
+            np.testing.assert_array_equal(zr.read(k), v)
+        assert zr.object("layer0.weight").components["data"].encoding == "zstd"
+
+    out2 = tmp_path / "out2"
+    r = zt("convert", d, out2, "--max-shard-size", "600")
+    assert r.returncode == 0, r.stderr
+    assert len([f for f in relative_files(out2) if f.endswith(".zt")]) == 5
+
+
+@needs_zt
+def test_cli_convert_hf_folder_single_file(tmp_path):
+    d, src = hf_folder(tmp_path, sharded=False)
+    out = tmp_path / "out"
+    r = zt("convert", d, out)
+    assert r.returncode == 0, r.stderr
+    assert relative_files(out) == ["1_Pooling/config.json", "config.json", "model.zt", "tokenizer.json"]
+    assert set(ztnp.load_file(out / "model.zt")) == set(src)
+    (d / "extra.safetensors").write_bytes((d / "model.safetensors").read_bytes())
+    r = zt("convert", d, tmp_path / "out3")
+    assert r.returncode == 1 and "no index" in r.stderr, r.stderr
