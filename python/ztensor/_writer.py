@@ -117,6 +117,12 @@ class Writer:
     rename but leaves the data in the page cache for the OS to write later,
     as safetensors and ``torch.save`` do: faster, safe against a crash of the
     program, not of the machine.
+
+    ``max_shard_size`` (bytes, or "5GB"/"500MB"/"2GiB" as Hugging Face
+    accepts) writes ``NAME-00001-of-0000N.zt`` ... plus ``NAME.zt.index.json``
+    for ``path`` NAME.zt, by transformers' rule (objects in order, never
+    split); one file at ``path`` when everything fits. The whole set is
+    published atomically by :meth:`finish`; :attr:`files` lists it.
     """
 
     def __init__(self, path, *, attributes: Optional[Mapping[str, Any]] = None, durable: bool = True,

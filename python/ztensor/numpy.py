@@ -40,6 +40,8 @@ def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
 
 def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
     """The bytes of the .zt file save_file would write."""
+    if kwargs.get("max_shard_size") is not None:  # the bytes of one file: a shard set has several
+        raise TypeError("save() returns one file's bytes; max_shard_size applies to save_file")
     kwargs.setdefault("durable", False)  # a scratch file read straight back: no fsync
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 

@@ -267,3 +267,14 @@ def test_cli_convert_hf_folder_single_file(tmp_path):
     (d / "extra.safetensors").write_bytes((d / "model.safetensors").read_bytes())
     r = zt("convert", d, tmp_path / "out3")
     assert r.returncode == 1 and "no index" in r.stderr, r.stderr
+
+
+def test_writer_files_and_save_bytes_refuses_shards(tmp_path):
+    src = tensors()
+    with ztensor.Writer(tmp_path / "w.zt", max_shard_size="1KB") as w:
+        for k, v in src.items():
+            w.add(k, v)
+    assert [f.rsplit("/", 1)[1] for f in w.files][-1] == "w.zt.index.json"
+    assert len(w.files) == 6
+    with pytest.raises(TypeError, match="max_shard_size"):
+        ztnp.save(src, max_shard_size="1KB")
