@@ -57,6 +57,12 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }  // namespace
 
 Result<ShardIndex> read_shard_index(const std::string& path, std::string_view kind, std::string_view noun) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  return parse_shard_index(mapped->bytes(), path, kind, noun);
+}
+
+Result<ShardIndex> parse_shard_index(std::span<const uint8_t> bytes, const std::string& path, std::string_view kind,
+                                     std::string_view noun) {
   ShardIndex index;
   index.path = path;
   index.dir = dir_of(path);
@@ -64,11 +70,10 @@ Result<ShardIndex> read_shard_index(const std::string& path, std::string_view ki
   // Messages before the colon keep the historical "<kind> '<path>' is ..." form.
   const std::string named = std::string(kind) + " '" + path + "'";
   index.where = named + ": ";
-  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  if (mapped->size() > kMaxShardIndexBytes)
-    return Status(ErrorCode::limit_exceeded, named + " is " + std::to_string(mapped->size()) +
+  if (bytes.size() > kMaxShardIndexBytes)
+    return Status(ErrorCode::limit_exceeded, named + " is " + std::to_string(bytes.size()) +
                                                  " bytes, over the cap of " + std::to_string(kMaxShardIndexBytes));
-  ZT_ASSIGN_OR_RETURN(json j, parse_index_json(mapped->bytes(), named));
+  ZT_ASSIGN_OR_RETURN(json j, parse_index_json(bytes, named));
   const std::string& where = index.where;
   if (!j.is_object()) return Status(ErrorCode::wrong_type, where + "must be a JSON object");
   auto wm = j.find("weight_map");

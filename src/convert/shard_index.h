@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -40,6 +41,9 @@ struct ShardIndex {
 // (duplicate key, a shard name that is not a plain file name beside the index).
 // `noun` is what the map lists ("tensor", "object").
 Result<ShardIndex> read_shard_index(const std::string& path, std::string_view kind, std::string_view noun);
+// The same over the index's bytes; `path` places the shards and names it.
+Result<ShardIndex> parse_shard_index(std::span<const uint8_t> bytes, const std::string& path, std::string_view kind,
+                                     std::string_view noun);
 
 // Tracks which listed objects the shards actually hold. check() each shard's
 // object in turn, then complete(): together they enforce "every object sits
