@@ -124,6 +124,11 @@ Result<ConvertStats> convert_model_folder(const std::string& in_dir, const std::
     const fs::path rel = fs::relative(it->path(), in_dir, ec);
     if (ec) break;
     if (it->is_directory()) {
+      std::error_code same;
+      if (fs::equivalent(it->path(), out_dir, same)) {  // OUT inside IN: never copy the output into itself
+        it.disable_recursion_pending();
+        continue;
+      }
       fs::create_directories(fs::path(out_dir) / rel, ec);
       continue;
     }

@@ -278,3 +278,12 @@ def test_writer_files_and_save_bytes_refuses_shards(tmp_path):
     assert len(w.files) == 6
     with pytest.raises(TypeError, match="max_shard_size"):
         ztnp.save(src, max_shard_size="1KB")
+
+
+@needs_zt
+def test_cli_convert_hf_folder_into_a_subfolder_of_itself(tmp_path):
+    d, src = hf_folder(tmp_path)
+    r = zt("convert", d, d / "zt")
+    assert r.returncode == 0, r.stderr
+    assert relative_files(d / "zt") == ["1_Pooling/config.json", "config.json", "model-00001-of-00002.zt",
+                                        "model-00002-of-00002.zt", "model.zt.index.json", "tokenizer.json"]
