@@ -200,7 +200,8 @@ int cmd_convert(std::span<char* const> args) {
     std::puts(j.dump().c_str());
     return kExitOk;
   }
-  const std::string written = files.size() == 1 ? files[0] : std::to_string(files.size() - 1) + " shards + " + files.back();
+  const std::string written =
+      files.size() == 1 ? files[0] : std::to_string(files.size() - 1) + " shards + " + files.back();
   std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), written.c_str(),
               static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
               human_bytes(out_size).c_str());

@@ -143,7 +143,9 @@ Status ShardedWriter::add(const ObjectSpec& object) {
   if (names_.count(object.name))
     return Status(ErrorCode::invalid_argument, "object '" + object.name + "' was already added");
   const uint64_t size = decoded_size(object);
-  if (max_shard_size_ != 0 && !shard_objects_.back().empty() && size > max_shard_size_ - std::min(max_shard_size_, current_size_)) {
+  // current + size > limit, without overflow.
+  const bool overflows = size > max_shard_size_ - std::min(max_shard_size_, current_size_);
+  if (max_shard_size_ != 0 && !shard_objects_.back().empty() && overflows) {
     Status s = start_shard();
     if (!s.ok()) {
       abort();
