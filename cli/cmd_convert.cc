@@ -3,7 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,15 +13,17 @@
 #include "commands.h"
 #include "progress.h"
 #include "ztensor/convert.h"
+#include "ztensor/sharded_writer.h"
 
 namespace zt::cli {
 namespace {
 
 constexpr const char* kConvertHelp =
-    "Usage: zt convert IN OUT [--compress zstd|none] [--level N] [--checksum sha256|crc32c|none] [--json]\n"
+    "Usage: zt convert IN OUT [--compress zstd|none] [--level N] [--checksum sha256|crc32c|none]\n"
+    "                  [--max-shard-size SIZE] [--json]\n"
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
-    ".zt, safetensors (or a sharded model's index.json), and in builds with\n"
+    ".zt, safetensors (or a sharded model's index.json, .zt or safetensors), and in builds with\n"
     "those parsers GGUF, .npy/.npz, PyTorch zip checkpoints and .onnx. The output\n"
     "format comes from OUT's extension (.zt, .safetensors or .npz); without one, a\n"
     ".zt input becomes safetensors and anything else becomes .zt.\n"
@@ -30,6 +34,11 @@ constexpr const char* kConvertHelp =
     "  any -> .npz                  dense objects numpy can hold (not bf16/fp8),\n"
     "                               stored uncompressed; attributes are dropped\n"
     "  .zt -> .zt                   re-encode (e.g. compress) every component\n"
+    "  model folder -> folder       a Hugging Face model folder (safetensors weights,\n"
+    "                               sharded or not, + config/tokenizer files): the\n"
+    "                               weights become NAME.zt or .zt shards (by default\n"
+    "                               as many as the input has; 5GB for one file),\n"
+    "                               every other file is copied unchanged\n"
     ".zt digests are checked while reading.\n"
     "The output appears atomically: on error nothing is left at OUT.\n"
     "\n"
@@ -37,6 +46,11 @@ constexpr const char* kConvertHelp =
     "  --compress zstd|none   encoding of every component (default none = raw)\n"
     "  --level N              zstd level, -7..22 (default 3; implies --compress zstd)\n"
     "  --checksum ALGO        digest per component: sha256, crc32c or none (default)\n"
+    "  --max-shard-size SIZE  write Hugging Face-style shards of at most SIZE tensor\n"
+    "                         bytes each: OUT-00001-of-0000N.zt ... + OUT.zt.index.json\n"
+    "                         (OUT without .zt); one file OUT when all fits. SIZE is\n"
+    "                         bytes or 5GB/500MB (powers of 10), 2GiB (powers of 2);\n"
+    "                         objects are never split; 0 = one file (default)\n"
     "Other options:\n"
     "  --json                 print the summary as one JSON object (command, input,\n"
     "                         output, input_format, output_format, objects,\n"
@@ -47,6 +61,8 @@ constexpr const char* kConvertHelp =
     "  zt convert model.safetensors model.zt\n"
     "  zt convert model.safetensors model.zt --compress zstd --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
+    "  zt convert model.safetensors model.zt --max-shard-size 5GB\n"
+    "  zt convert ./Qwen2-7B ./Qwen2-7B-zt --compress zstd\n"
     "  zt convert model.zt model.safetensors\n"
     "  zt convert model.zt arrays.npz\n"
     "  zt convert checkpoint.pt model.zt --json\n"
@@ -64,11 +80,40 @@ bool parse_level(const std::string& s, int* level) {
   return true;
 }
 
+// IN is a model folder: OUT is a folder too.
+int convert_folder(const std::string& in, const std::string& out, ConvertOptions options, bool json) {
+  ProgressBar bar("converting");
+  options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
+  Result<ConvertStats> r = convert_model_folder(in, out, options);
+  bar.finish();
+  if (!r.ok()) return status_error(r.status());
+  for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  uint64_t out_size = 0;
+  for (const auto& f : r.value().files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) out_size += static_cast<uint64_t>(st.st_size);
+  }
+  if (json) {
+    nlohmann::ordered_json j = {{"command", "convert"},         {"input", in},
+                                {"output", out},                {"input_format", "folder"},
+                                {"output_format", "folder"},    {"objects", r.value().objects},
+                                {"tensor_bytes", r.value().bytes}, {"output_bytes", out_size},
+                                {"files", r.value().files},     {"warnings", r.value().warnings}};
+    std::puts(j.dump().c_str());
+    return kExitOk;
+  }
+  std::printf("%s -> %s: %llu objects, %s of tensor data, %zu files, %s written\n", in.c_str(), out.c_str(),
+              static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
+              r.value().files.size(), human_bytes(out_size).c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmd_convert(std::span<char* const> args) {
   static constexpr OptionSpec kSpec[] = {
-      {"compress", true}, {"level", true}, {"checksum", true}, {"json", false}, {"help", false}};
+      {"compress", true}, {"level", true}, {"checksum", true}, {"max-shard-size", true}, {"json", false},
+      {"help", false}};
   ParsedArgs a;
   std::string err;
   if (!parse_args(args, kSpec, &a, &err)) return usage_error("convert", err);
@@ -99,17 +144,28 @@ int cmd_convert(std::span<char* const> args) {
     else if (*c != "none") return usage_error("convert", "--checksum must be sha256, crc32c or none, not '" + *c + "'");
   }
 
+  if (const auto* m = a.get("max-shard-size")) {
+    auto size = parse_byte_size(*m);
+    if (!size.ok()) return usage_error("convert", "--max-shard-size: " + size.status().message());
+    options.max_shard_size = size.value();
+  }
+
+  std::error_code ec;
+  if (std::filesystem::is_directory(in, ec)) return convert_folder(in, out, options, a.has("json"));
+
   auto in_format = detect_format(in);
   if (!in_format.ok()) return status_error(in_format.status());
   FileFormat out_format = format_from_extension(out);
   const bool bin = out.size() >= 4 && out.compare(out.size() - 4, 4, ".bin") == 0;
   if (out_format == FileFormat::unknown || bin)  // .bin names any binary, not only PyTorch
     out_format = in_format.value() == FileFormat::zt ? FileFormat::safetensors : FileFormat::zt;
+  if (out_format == FileFormat::zt_index) out_format = FileFormat::zt;  // OUT.zt.index.json names a sharded .zt set
   if (out_format != FileFormat::zt && out_format != FileFormat::safetensors && out_format != FileFormat::npz)
     return usage_error("convert", std::string("cannot write ") + file_format_name(out_format) +
                                       "; give OUT a .zt, .safetensors or .npz name");
-  if (out_format != FileFormat::zt && (a.has("compress") || a.has("level") || a.has("checksum")))
-    return usage_error("convert", "--compress, --level and --checksum apply to .zt output only");
+  if (out_format != FileFormat::zt &&
+      (a.has("compress") || a.has("level") || a.has("checksum") || a.has("max-shard-size")))
+    return usage_error("convert", "--compress, --level, --checksum and --max-shard-size apply to .zt output only");
 
   auto source = open_source(in, /*verify_on_read=*/true);  // never copy bytes whose digest is wrong
   if (!source.ok()) return status_error(source.status());
@@ -123,8 +179,13 @@ int cmd_convert(std::span<char* const> args) {
   if (!r.ok()) return status_error(r.status());
 
   for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
-  struct stat st {};
-  uint64_t out_size = ::stat(out.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  // .zt output lists what it published (one file, or shards + index).
+  const std::vector<std::string> files = r.value().files.empty() ? std::vector<std::string>{out} : r.value().files;
+  uint64_t out_size = 0;
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) out_size += static_cast<uint64_t>(st.st_size);
+  }
   if (a.has("json")) {
     nlohmann::ordered_json j = {{"command", "convert"},
                                 {"input", in},
@@ -134,11 +195,14 @@ int cmd_convert(std::span<char* const> args) {
                                 {"objects", r.value().objects},
                                 {"tensor_bytes", r.value().bytes},
                                 {"output_bytes", out_size},
+                                {"files", files},
                                 {"warnings", r.value().warnings}};
     std::puts(j.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), out.c_str(),
+  const std::string written =
+      files.size() == 1 ? files[0] : std::to_string(files.size() - 1) + " shards + " + files.back();
+  std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), written.c_str(),
               static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
               human_bytes(out_size).c_str());
   return kExitOk;

@@ -104,7 +104,7 @@ int print_json(const std::string& path, const OpenedFile& f) {
   const bool zt_file = f.format == FileFormat::zt;
   j["version"] = !zt_file || m.version.empty() ? ojson(nullptr) : ojson(m.version);
   j["file_size"] = f.file_size;
-  if (f.format == FileFormat::safetensors_index) j["shards"] = f.shards;
+  if (f.format == FileFormat::safetensors_index || f.format == FileFormat::zt_index) j["shards"] = f.shards;
   j["attributes"] = to_json(m.attributes);
   ojson objects = ojson::object();
   for (const auto& o : m.objects) {
@@ -135,7 +135,9 @@ int print_table(const std::string& path, const OpenedFile& f) {
   for (const auto& o : m.objects)
     for (const auto& [r, c] : o.components) data += c.uncompressed_length.value_or(c.length);
   const char* kind = f.format == FileFormat::zt ? "zTensor"
-                     : f.format == FileFormat::safetensors_index ? "sharded safetensors" : file_format_name(f.format);
+                     : f.format == FileFormat::safetensors_index ? "sharded safetensors"
+                     : f.format == FileFormat::zt_index          ? "sharded zTensor"
+                                                                 : file_format_name(f.format);
   std::printf("%s: %s%s%s, %zu objects, %s on disk, %s of tensor data\n", path.c_str(), kind,
               f.format == FileFormat::zt ? " " : "", f.format == FileFormat::zt ? m.version.c_str() : "",
               m.objects.size(), human_bytes(f.file_size).c_str(), human_bytes(data).c_str());

@@ -15,8 +15,8 @@ namespace zt::cli {
 struct OpenedFile {
   FileFormat format = FileFormat::unknown;
   std::unique_ptr<TensorSource> source;
-  uint64_t file_size = 0;            // all shards for a safetensors index
-  std::vector<std::string> shards;   // safetensors index only
+  uint64_t file_size = 0;            // all shards for an index
+  std::vector<std::string> shards;   // safetensors or .zt index only
 
   const Manifest& manifest() const { return source->manifest(); }
   Result<ComponentBytes> read(const Object& object, std::string_view role) const {

@@ -29,8 +29,15 @@ class AtomicFile {
   Status write_zeros(size_t n);
   uint64_t position() const { return position_; }
   // fsync + rename onto the destination + fsync of the directory (durable),
-  // or the rename alone.
+  // or the rename alone. The same as seal() then publish().
   Status commit();
+  // commit() in two steps, for a set of files that appears together (the
+  // shards of a sharded .zt): seal() flushes, fsyncs (durable) and closes
+  // the temporary, which stays unpublished, and is still removed by abort()
+  // or the destructor; publish() renames it onto `dest` (empty: the
+  // destination given to create()). Errors: io_error.
+  Status seal();
+  Status publish(const std::string& dest = {});
   // Drop the temporary; the destination is untouched.
   void abort();
 

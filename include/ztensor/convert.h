@@ -19,18 +19,20 @@
 ZT_API_BEGIN
 namespace zt {
 
-// safetensors_index: a sharded model's `model.safetensors.index.json`.
-enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx };
+// safetensors_index: a sharded model's `model.safetensors.index.json`;
+// zt_index: a sharded .zt set's `NAME.zt.index.json` (its weight_map names .zt shards).
+enum class FileFormat : uint8_t { unknown, zt, safetensors, safetensors_index, gguf, npy, npz, pytorch, onnx, zt_index };
 // "zt", "safetensors", "safetensors_index", "gguf", "npy", "npz", "pytorch",
-// "onnx", "unknown". ONNX has no magic: it is recognised by its first
-// fields (ir_version, then another ModelProto field).
+// "onnx", "zt_index", "unknown". ONNX has no magic: it is recognised by its
+// first fields (ir_version, then another ModelProto field).
 const char* file_format_name(FileFormat f);
 
 // Detects a file's format from its first bytes (magics; a plausible
 // safetensors size prefix followed by '{'; ONNX's leading ir_version field;
 // a zip's first member: .npy for npz, a torch.save or torch.jit.save record
 // for pytorch), using the extension only where content cannot decide (a zip
-// of other members; .json: safetensors index).
+// of other members; .json: an index, .zt shards making it zt_index, anything
+// else safetensors_index).
 // Errors: io_error.
 Result<FileFormat> detect_format(const std::string& path);
 // Format implied by a path's extension alone (.zt, .safetensors, .json, ...).
@@ -45,8 +47,8 @@ Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path);
 Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
                                                               std::shared_ptr<const void> owner);
 
-// Opens any supported format, detected by content. .zt files are opened
-// with `verify_on_read`. Errors: unsupported (unknown or not built in), and
+// Opens any supported format, detected by content. .zt files (and the
+// shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and
 // the format's own errors.
 Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read = false);
 
@@ -59,6 +61,9 @@ struct ConvertOptions {
   uint8_t effort = 0;                 // z4ai: 0 fast, 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
   bool durable = true;                // .zt output: fsync before the atomic rename (see Writer::create)
+  // .zt output: shards of at most this many decoded bytes (0 = one file);
+  // see ShardedWriter for the naming and the rule.
+  uint64_t max_shard_size = 0;
   ProgressFn progress;                // optional
 };
 
@@ -66,13 +71,16 @@ struct ConvertStats {
   uint64_t objects = 0;
   uint64_t bytes = 0;  // decoded component bytes converted
   std::vector<std::string> warnings;  // e.g. attributes that could not be kept
+  // .zt output: the files published (the one file, or the shards then the index).
+  std::vector<std::string> files;
 };
 
 // Any source -> .zt: every object with all its components, attributes and
-// the file attributes, in source order, re-encoded per `options`.
-// Errors: not_found when the source holds no object (no output is written;
-// the same for every convert_* below), the source's read errors, then the
-// Writer's.
+// the file attributes, in source order, re-encoded per `options`; sharded
+// (NAME-00001-of-0000N.zt + NAME.zt.index.json) when `max_shard_size` asks
+// for more than one shard. Errors: not_found when the source holds no object
+// (no output is written; the same for every convert_* below), the source's
+// read errors, then the Writer's; nothing is published on error.
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options = {});
 // Any source -> safetensors: dense objects only (anything else is
@@ -87,6 +95,18 @@ Result<ConvertStats> convert_source_to_safetensors(const TensorSource& source, c
 // listed in ConvertStats::warnings. Needs the NumPy module (else unsupported).
 Result<ConvertStats> convert_source_to_npz(const TensorSource& source, const std::string& out,
                                            const ProgressFn& progress = {});
+
+// A Hugging Face model folder (safetensors weights, sharded with an index
+// or one file, beside config/tokenizer files) -> a folder holding the
+// weights as NAME.zt or .zt shards (NAME from the input's weights, e.g.
+// "model") and every other file and subfolder copied unchanged.
+// `options.max_shard_size` 0 keeps the input's split (its largest shard's
+// tensor bytes; 5 GB, transformers' default, for one file). stats.files
+// lists the .zt files, then the copies. Errors: not_found (no weights),
+// invalid_argument (several candidate weights, output is a file or the
+// input), the conversion's and io_error.
+Result<ConvertStats> convert_model_folder(const std::string& in_dir, const std::string& out_dir,
+                                          const ConvertOptions& options = {});
 
 // Path-based conveniences. The input may be any supported format; .zt
 // inputs have their digests checked while read.

@@ -58,6 +58,12 @@ class Writer {
   Status add(const ObjectSpec& object);
   // Manifest + footer, fsync (when durable), atomic rename. Errors: io_error.
   Status finish();
+  // finish() in two steps, for files published together (ShardedWriter):
+  // seal() writes manifest + footer and syncs the temporary without
+  // publishing it (add() is refused afterwards); publish() renames it onto
+  // `dest` (empty: the path given to create()). Errors: io_error.
+  Status seal();
+  Status publish(const std::string& dest = {});
   // Drop everything written so far; the destination is untouched.
   void abort();
   size_t object_count() const { return manifest_.objects.size(); }
@@ -68,6 +74,7 @@ class Writer {
   std::unique_ptr<AtomicFile> file_;
   Manifest manifest_;
   std::unordered_set<std::string> names_;
+  bool sealed_ = false;
 };
 
 }  // namespace zt

@@ -14,6 +14,7 @@
 #include "source_open.h"
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
+#include "ztensor/sharded_writer.h"
 
 namespace nb = nanobind;
 
@@ -51,10 +52,10 @@ zt::DigestAlgo digest_from_name(const std::string& name) {
                           "checksum must be None, 'sha256' or 'crc32c', not '" + name + "'"));
 }
 
-// Returns (objects, bytes, warnings, input format).
+// Returns (objects, bytes, warnings, input format, files written).
 nb::tuple convert(const std::string& src, const std::string& dst, const std::string& out_format,
                   const std::string& encoding, int level, int effort, const std::string& digest,
-                  bool durable, nb::object progress) {
+                  bool durable, nb::object progress, uint64_t max_shard_size) {
   zt::ConvertOptions options;
   auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
   if (!enc || *enc == zt::Encoding::unknown)
@@ -64,6 +65,7 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
   options.effort = static_cast<uint8_t>(effort);
   options.digest = digest_from_name(digest);
   options.durable = durable;
+  options.max_shard_size = max_shard_size;
   if (out_format != "zt" && out_format != "safetensors" && out_format != "npz")
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "cannot write format '" + out_format + "'"));
 
@@ -93,14 +95,25 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
       if (out_format == "zt") result = zt::convert_source_to_zt(guarded, dst, options);
       else if (out_format == "npz") result = zt::convert_source_to_npz(guarded, dst, options.progress);
       else result = zt::convert_source_to_safetensors(guarded, dst, options.progress);
-      if (raised && result.ok()) std::remove(dst.c_str());  // raised on the last object: undo
+      if (raised && result.ok()) {  // raised on the last object: undo
+        if (result->files.empty()) std::remove(dst.c_str());
+        for (const auto& f : result->files) std::remove(f.c_str());
+      }
     }
   }
   if (raised) throw std::move(*raised);
   check(result.status());
   nb::list warnings;
   for (const auto& w : result->warnings) warnings.append(nb::str(w.c_str(), w.size()));
-  return nb::make_tuple(result->objects, result->bytes, warnings, in_format);
+  nb::list files;
+  for (const auto& f : result->files) files.append(nb::str(f.c_str(), f.size()));
+  return nb::make_tuple(result->objects, result->bytes, warnings, in_format, files);
+}
+
+uint64_t parse_byte_size(const std::string& text) {
+  auto r = zt::parse_byte_size(text);
+  check(r.status());
+  return r.value();
 }
 
 }  // namespace
@@ -108,7 +121,9 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
 void init_convert(nb::module_& m) {
   m.def("convert", &convert, nb::arg("src"), nb::arg("dst"), nb::arg("out_format"), nb::arg("encoding"),
         nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
-        "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+        nb::arg("max_shard_size") = 0, "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+  m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
+        "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }
 
 }  // namespace ztpy

@@ -1,4 +1,5 @@
-// ztensor._core.Writer: a thin handle over zt::Writer. ztensor/_writer.py
+// ztensor._core.Writer: a thin handle over zt::ShardedWriter (one file
+// unless a max shard size asks for more). ztensor/_writer.py
 // turns numpy arrays / torch tensors into (dtype, type, bytes) first, so the
 // C++ side only ever sees flat little-endian uint8 buffers.
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "errors.h"
 #include "value_convert.h"
+#include "ztensor/sharded_writer.h"
 #include "ztensor/writer.h"
 
 namespace nb = nanobind;
@@ -62,8 +64,8 @@ void set_encoding(zt::ComponentSpec& c, const std::string& encoding, const std::
 }
 
 struct PyWriter {
-  std::unique_ptr<zt::Writer> writer;
-  // zt::Writer is single-threaded; Python threads may call add() at once
+  std::unique_ptr<zt::ShardedWriter> writer;
+  // The writer is single-threaded; Python threads may call add() at once
   // while the GIL is released. Taken only with the GIL released.
   std::mutex mu;
 
@@ -154,16 +156,18 @@ struct PyWriter {
     check(st);
   }
 
-  void finish() {
+  // The files published: the one file, or the shards then the index.
+  std::vector<std::string> finish() {
     ensure_open();
-    zt::Status st;
+    zt::Result<std::vector<std::string>> files = closed_status();
     {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mu);
-      st = writer ? writer->finish() : closed_status();
+      if (writer) files = writer->finish();
       writer.reset();
     }
-    check(st);
+    check(files.status());
+    return std::move(files).value();
   }
 
   void abort() {
@@ -180,16 +184,17 @@ struct PyWriter {
 void init_writer(nb::module_& m) {
   nb::class_<PyWriter>(m, "Writer")
       .def("__init__",
-           [](PyWriter* self, const std::string& path, nb::handle attributes, bool durable) {
+           [](PyWriter* self, const std::string& path, nb::handle attributes, bool durable, uint64_t max_shard_size) {
              zt::Value attrs = python_to_value(attributes);
-             zt::Result<std::unique_ptr<zt::Writer>> w = [&] {
+             zt::Result<std::unique_ptr<zt::ShardedWriter>> w = [&] {
                nb::gil_scoped_release release;
-               return zt::Writer::create(path, std::move(attrs), durable);
+               return zt::ShardedWriter::create(path, std::move(attrs), max_shard_size, durable);
              }();
              check(w.status());
              new (self) PyWriter{std::move(w).value()};
            },
-           nb::arg("path"), nb::arg("attributes").none() = nb::none(), nb::arg("durable") = true)
+           nb::arg("path"), nb::arg("attributes").none() = nb::none(), nb::arg("durable") = true,
+           nb::arg("max_shard_size") = 0)
       .def("add", &PyWriter::add, nb::arg("name"), nb::arg("shape"), nb::arg("format"),
            nb::arg("attributes").none(), nb::arg("components"))
       .def("add_dense", &PyWriter::add_dense, nb::arg("name"), nb::arg("shape"), nb::arg("dtype"),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Union
 
 from . import _core
-from ._writer import _checksum, _encoding
+from ._writer import _checksum, _encoding, _shard_size
 from .errors import error
 
 # Output format by destination extension.
@@ -24,11 +24,13 @@ class ConvertStats:
     warnings: List[str] = field(default_factory=list)  # e.g. attributes the output cannot hold
     src_format: str = ""  # "safetensors", "gguf", ... (as Reader.format)
     dst_format: str = ""  # "zt", "safetensors" or "npz"
+    files: List[str] = field(default_factory=list)  # .zt: the file, or the shards then the index
 
 
 def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int] = None,
             effort: Optional[str] = None, checksum: Optional[str] = None,
-            progress: Optional[Callable[[int, int], None]] = None, durable: bool = True) -> ConvertStats:
+            progress: Optional[Callable[[int, int], None]] = None, durable: bool = True,
+            max_shard_size: Optional[Union[int, str]] = None) -> ConvertStats:
     """Convert ``src`` (any format :func:`ztensor.open` reads, detected by
     content) to ``dst``, whose extension picks the output:
 
@@ -47,23 +49,28 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     raises (or Ctrl-C) aborts the conversion. The output appears atomically:
     on any error nothing is left at ``dst``. The GIL is released meanwhile.
     ``durable=False`` skips the fsync of a .zt output before its rename (as
-    :class:`ztensor.Writer`).
+    :class:`ztensor.Writer`). ``max_shard_size`` (bytes, or "5GB"/"2GiB" as
+    Hugging Face accepts) splits a .zt output into ``NAME-00001-of-0000N.zt``
+    ... plus ``NAME.zt.index.json`` (one file when everything fits; objects
+    are never split); the set is published atomically.
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
     ext = os.path.splitext(dst)[1].lower()
-    out_format = _OUTPUTS.get(ext)
+    out_format = "zt" if dst.endswith(".zt.index.json") else _OUTPUTS.get(ext)  # the index names a sharded set
     if out_format is None:
         raise error("invalid_argument", f"cannot tell the output format of '{dst}': "
                                         "give it a .zt, .safetensors or .npz extension")
     if out_format != "zt" and (compression not in (None, "raw") or level is not None or effort is not None
-                               or checksum not in (None, "none")):
-        raise error("invalid_argument", f"compression, level, effort and checksum apply to .zt output only, "
-                                        f"not .{out_format}")
+                               or checksum not in (None, "none") or max_shard_size is not None):
+        raise error("invalid_argument", f"compression, level, effort, checksum and max_shard_size apply to .zt "
+                                        f"output only, not .{out_format}")
     if progress is not None and not callable(progress):
         raise error("invalid_argument", "progress must be a callable(done, total) or None")
     enc, lvl = _encoding(compression, level, None, effort)
     base = enc.split(":", 1)[0]
-    objects, nbytes, warnings, src_format = _core.convert(src, dst, out_format, base, lvl, _EFFORT_TIER[effort],
-                                                          _checksum(checksum), bool(durable), progress)
-    return ConvertStats(objects, nbytes, list(warnings), src_format, out_format)
+    shard_size = _shard_size(max_shard_size)
+    objects, nbytes, warnings, src_format, files = _core.convert(src, dst, out_format, base, lvl,
+                                                                 _EFFORT_TIER[effort], _checksum(checksum),
+                                                                 bool(durable), progress, shard_size)
+    return ConvertStats(objects, nbytes, list(warnings), src_format, out_format, list(files))

@@ -193,7 +193,8 @@ def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
 
 class Reader:
     """A validated, memory-mapped .zt file, or any other weight file
-    ztensor reads (safetensors or a sharded ``*.index.json``, GGUF,
+    ztensor reads (safetensors or a sharded ``*.index.json`` of safetensors
+    or .zt shards, read lazily as one source; GGUF,
     .npy/.npz, PyTorch zip checkpoints, ONNX), detected by content; see
     :attr:`format`.
 
@@ -245,8 +246,8 @@ class Reader:
 
     @property
     def format(self) -> str:
-        """What the file is: "zt", "safetensors", "gguf", "npy", "npz",
-        "pytorch" or "onnx"."""
+        """What the file is: "zt", "zt_index" (a set of .zt shards),
+        "safetensors", "gguf", "npy", "npz", "pytorch" or "onnx"."""
         return self._r.format
 
     @property
@@ -444,8 +445,9 @@ class Reader:
 
 
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
-    """Open and validate a .zt file, or any other format ztensor reads
-    (safetensors, GGUF, .npy/.npz, PyTorch zip, ONNX), detected by content
+    """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
+    or any other format ztensor reads (safetensors and its index, GGUF,
+    .npy/.npz, PyTorch zip, ONNX), detected by content
     whatever the file is called. ``verify=True`` checks each .zt component's
     digest whenever it is read (see also :meth:`Reader.verify`)."""
     return Reader(path, verify=verify)

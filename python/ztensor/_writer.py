@@ -90,6 +90,16 @@ def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
     return compression, DEFAULT_ZSTD_LEVEL if level is None else int(level)
 
 
+def _shard_size(max_shard_size) -> int:
+    """Bytes per shard from an int or a Hugging Face size string ("5GB",
+    "500MB" powers of 10; "2GiB" powers of 2); None or 0 = one file."""
+    if max_shard_size is None:
+        return 0
+    if isinstance(max_shard_size, bool) or not isinstance(max_shard_size, (int, str)):
+        raise TypeError(f"max_shard_size must be an int or a str such as '5GB', not {type(max_shard_size).__name__}")
+    return _core.parse_byte_size(str(max_shard_size))
+
+
 def _checksum(checksum) -> str:
     if checksum not in _CHECKSUMS:
         raise error("invalid_argument", f"checksum must be None, 'sha256' or 'crc32c', not {checksum!r}")
@@ -107,12 +117,21 @@ class Writer:
     rename but leaves the data in the page cache for the OS to write later,
     as safetensors and ``torch.save`` do: faster, safe against a crash of the
     program, not of the machine.
+
+    ``max_shard_size`` (bytes, or "5GB"/"500MB"/"2GiB" as Hugging Face
+    accepts) writes ``NAME-00001-of-0000N.zt`` ... plus ``NAME.zt.index.json``
+    for ``path`` NAME.zt, by transformers' rule (objects in order, never
+    split); one file at ``path`` when everything fits. The whole set is
+    published atomically by :meth:`finish`; :attr:`files` lists it.
     """
 
-    def __init__(self, path, *, attributes: Optional[Mapping[str, Any]] = None, durable: bool = True):
+    def __init__(self, path, *, attributes: Optional[Mapping[str, Any]] = None, durable: bool = True,
+                 max_shard_size=None):
         self._path = os.fspath(path)
-        self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None, bool(durable))
+        self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None, bool(durable),
+                               _shard_size(max_shard_size))
         self._size = None
+        self._files = []
 
     def __enter__(self):
         return self
@@ -240,10 +259,17 @@ class Writer:
         raise error("unsupported", f"object '{name}': torch layout {t.layout} is not supported")
 
     def finish(self) -> int:
-        """Write manifest and footer and publish the file. Returns its size."""
-        self._w.finish()
-        self._size = os.path.getsize(self._path)
+        """Write manifest and footer and publish the file (or the set of
+        shards and its index). Returns the bytes written."""
+        self._files = list(self._w.finish())
+        self._size = sum(os.path.getsize(f) for f in self._files)
         return self._size
+
+    @property
+    def files(self) -> list:
+        """The files :meth:`finish` published: ``path``, or with
+        ``max_shard_size`` the shards in order followed by the index."""
+        return list(self._files)
 
     def abort(self) -> None:
         """Drop everything written; the destination is left untouched."""

@@ -27,17 +27,22 @@ __all__ = ["save_file", "load_file", "save", "load"]
 
 def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
               metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True) -> None:
+              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True,
+              max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save `tensors` to `filename`; each array is streamed to disk as it is
     added, so no whole-file buffer is built. `metadata` becomes the file
-    attributes."""
-    with Writer(filename, attributes=check_metadata(metadata), durable=durable) as w:
+    attributes. `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face
+    accepts) writes NAME-00001-of-0000N.zt ... and NAME.zt.index.json for
+    `filename` NAME.zt, or the one file when everything fits."""
+    with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
         for name, array in tensors.items():
             w.add(name, array, compression=compression, level=level, checksum=checksum)
 
 
 def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
     """The bytes of the .zt file save_file would write."""
+    if kwargs.get("max_shard_size") is not None:  # the bytes of one file: a shard set has several
+        raise TypeError("save() returns one file's bytes; max_shard_size applies to save_file")
     kwargs.setdefault("durable", False)  # a scratch file read straight back: no fsync
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 

@@ -62,15 +62,18 @@ def _dedup(tensors: Dict[str, torch.Tensor], preferred: Iterable[str] = ()) -> D
 
 def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike],
               metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True) -> None:
+              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True,
+              max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save `tensors` to `filename`, streaming each tensor to disk. Like
-    safetensors, tensors that share memory are refused (use save_model)."""
+    safetensors, tensors that share memory are refused (use save_model).
+    `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face accepts) writes
+    NAME-00001-of-0000N.zt ... and NAME.zt.index.json for `filename` NAME.zt."""
     shared = _shared_groups(tensors)
     if shared:
         raise RuntimeError(
             f"Some tensors share memory, this would store them twice and break the sharing on load: {shared}. "
             "Use ztensor.torch.save_model, or clone the tensors first.")
-    with Writer(filename, attributes=check_metadata(metadata), durable=durable) as w:
+    with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
         for name, t in tensors.items():
             if not isinstance(t, torch.Tensor):
                 raise TypeError(f"tensor '{name}' is a {type(t).__name__}, not a torch.Tensor")
@@ -78,6 +81,8 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike
 
 
 def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
+    if kwargs.get("max_shard_size") is not None:  # the bytes of one file: a shard set has several
+        raise TypeError("save() returns one file's bytes; max_shard_size applies to save_file")
     kwargs.setdefault("durable", False)  # a scratch file read straight back: no fsync
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
@@ -94,9 +99,10 @@ def load(data: bytes, device: Union[str, int, torch.device] = "cpu") -> Dict[str
 
 def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
                metadata: Optional[Dict[str, str]] = None, force_contiguous: bool = False, *,
-               durable: bool = True) -> None:
+               durable: bool = True, max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save a module's state_dict. Tied weights are stored once; each dropped
-    alias is recorded in the metadata as alias -> kept name (as safetensors)."""
+    alias is recorded in the metadata as alias -> kept name (as safetensors).
+    `max_shard_size` shards the file as :func:`save_file` does."""
     state_dict = model.state_dict()
     metadata = dict(check_metadata(metadata) or {})
     for kept, aliases in _dedup(state_dict).items():
@@ -105,7 +111,7 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
             del state_dict[alias]
     if force_contiguous:
         state_dict = {k: v.contiguous() for k, v in state_dict.items()}
-    save_file(state_dict, filename, metadata or None, durable=durable)
+    save_file(state_dict, filename, metadata or None, durable=durable, max_shard_size=max_shard_size)
 
 
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,

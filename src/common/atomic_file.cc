@@ -110,7 +110,12 @@ Status AtomicFile::write_zeros(size_t n) {
 }
 
 Status AtomicFile::commit() {
-  if (fd_ < 0) return Status(ErrorCode::invalid_argument, "commit of a closed file '" + dest_ + "'");
+  ZT_RETURN_IF_ERROR(seal());
+  return publish();
+}
+
+Status AtomicFile::seal() {
+  if (fd_ < 0) return Status(ErrorCode::invalid_argument, "seal of a closed file '" + dest_ + "'");
   ZT_RETURN_IF_ERROR(flush());
   if (durable_ && ::fsync(fd_) != 0) return io_error("cannot fsync", tmp_);
   if (::close(fd_) != 0) {
@@ -118,6 +123,13 @@ Status AtomicFile::commit() {
     return io_error("cannot close", tmp_);
   }
   fd_ = -1;
+  return Status::Ok();
+}
+
+Status AtomicFile::publish(const std::string& dest) {
+  if (fd_ >= 0 || tmp_.empty())
+    return Status(ErrorCode::invalid_argument, "publish of a file that is not sealed '" + dest_ + "'");
+  if (!dest.empty()) dest_ = dest;
   if (::rename(tmp_.c_str(), dest_.c_str()) != 0) {
     Status s = io_error("cannot rename temporary onto", dest_);
     ::unlink(tmp_.c_str());

@@ -102,7 +102,7 @@ Status Writer::write_component(const ComponentSpec& spec, Component& out) {
 }
 
 Status Writer::add(const ObjectSpec& spec) {
-  if (!file_) return Status(ErrorCode::invalid_argument, "writer is closed");
+  if (!file_ || sealed_) return Status(ErrorCode::invalid_argument, "writer is closed");
   if (spec.name.empty()) return Status(ErrorCode::invalid_argument, "object name must not be empty");
   if (names_.count(spec.name))
     return Status(ErrorCode::invalid_argument, "object '" + spec.name + "' was already added");
@@ -130,7 +130,14 @@ Status Writer::add(const ObjectSpec& spec) {
 }
 
 Status Writer::finish() {
-  if (!file_) return Status(ErrorCode::invalid_argument, "writer is closed");
+  Status s = seal();
+  if (s.ok()) s = publish();
+  file_.reset();  // removes the temporary if either step failed
+  return s;
+}
+
+Status Writer::seal() {
+  if (!file_ || sealed_) return Status(ErrorCode::invalid_argument, "writer is closed");
   std::vector<uint8_t> manifest = encode_manifest(manifest_);
   uint8_t footer[limits::kFooterSize];
   uint64_t n = manifest.size();
@@ -138,7 +145,18 @@ Status Writer::finish() {
   std::memcpy(footer + 8, limits::kMagicV1.data(), 8);
   Status s = file_->write(manifest);
   if (s.ok()) s = file_->write({footer, sizeof footer});
-  if (s.ok()) s = file_->commit();
+  if (s.ok()) s = file_->seal();
+  if (!s.ok()) {
+    file_.reset();
+    return s;
+  }
+  sealed_ = true;
+  return s;
+}
+
+Status Writer::publish(const std::string& dest) {
+  if (!file_ || !sealed_) return Status(ErrorCode::invalid_argument, "writer is not sealed");
+  Status s = file_->publish(dest);
   file_.reset();
   return s;
 }

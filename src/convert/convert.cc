@@ -10,8 +10,11 @@
 #include "convert/safetensors_reader.h"
 #include "convert/safetensors_source.h"
 #include "convert/safetensors_writer.h"
+#include "convert/shard_index.h"
+#include "convert/zt_index_source.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
+#include "ztensor/sharded_writer.h"
 #include "ztensor/gguf.h"
 #include "convert/numpy/npz_writer.h"
 #include "ztensor/numpy_format.h"
@@ -95,6 +98,7 @@ const char* file_format_name(FileFormat f) {
     case FileFormat::npz: return "npz";
     case FileFormat::pytorch: return "pytorch";
     case FileFormat::onnx: return "onnx";
+    case FileFormat::zt_index: return "zt_index";
     case FileFormat::unknown: break;
   }
   return "unknown";
@@ -103,6 +107,7 @@ const char* file_format_name(FileFormat f) {
 FileFormat format_from_extension(const std::string& path) {
   if (ends_with(path, ".zt")) return FileFormat::zt;
   if (ends_with(path, ".safetensors")) return FileFormat::safetensors;
+  if (ends_with(path, ".zt.index.json")) return FileFormat::zt_index;
   if (ends_with(path, ".json")) return FileFormat::safetensors_index;
   if (ends_with(path, ".gguf")) return FileFormat::gguf;
   if (ends_with(path, ".npy")) return FileFormat::npy;
@@ -117,7 +122,8 @@ bool format_supported(FileFormat f) {
   switch (f) {
     case FileFormat::zt:
     case FileFormat::safetensors:
-    case FileFormat::safetensors_index: return true;
+    case FileFormat::safetensors_index:
+    case FileFormat::zt_index: return true;
     case FileFormat::gguf: return true;
     case FileFormat::npy:
     case FileFormat::npz: return true;
@@ -152,7 +158,13 @@ Result<FileFormat> detect_format(const std::string& path) {
       return FileFormat::safetensors;
   }
   if (looks_like_onnx(head, n)) return FileFormat::onnx;
-  return format_from_extension(path);
+  FileFormat by_name = format_from_extension(path);
+  // An index's shards decide what it indexes, whatever the index is called.
+  if (by_name == FileFormat::safetensors_index || by_name == FileFormat::zt_index) {
+    std::optional<bool> zt_shards = shard_index_names_zt(path);
+    if (zt_shards) return *zt_shards ? FileFormat::zt_index : FileFormat::safetensors_index;
+  }
+  return by_name;
 }
 
 Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path) {
@@ -184,6 +196,12 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
     }
     case FileFormat::safetensors:
     case FileFormat::safetensors_index: return open_safetensors(path);
+    case FileFormat::zt_index: {
+      ReadOptions ro;
+      ro.verify_on_read = verify_on_read;
+      ZT_ASSIGN_OR_RETURN(auto set, ZtIndexSource::open(path, ro));
+      return std::unique_ptr<TensorSource>(std::move(set));
+    }
     case FileFormat::gguf: return open_gguf(path);
     case FileFormat::npy: return open_npy(path);
     case FileFormat::npz: return open_npz(path);
@@ -217,7 +235,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
   uint64_t total = 0;
   for (const auto& o : m.objects)
     for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
-  ZT_ASSIGN_OR_RETURN(auto writer, Writer::create(out, m.attributes, options.durable));
+  ZT_ASSIGN_OR_RETURN(auto writer, ShardedWriter::create(out, m.attributes, options.max_shard_size, options.durable));
   ConvertStats stats;
   for (const auto& o : m.objects) {
     ZT_RETURN_IF_ERROR(add_warning_for_unknown_types(o, stats));
@@ -247,7 +265,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
     ++stats.objects;
     if (options.progress) options.progress(stats.bytes, total);
   }
-  ZT_RETURN_IF_ERROR(writer->finish());
+  ZT_ASSIGN_OR_RETURN(stats.files, writer->finish());
   return stats;
 }
 

@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "convert/safetensors_reader.h"
+#include "convert/shard_index.h"
 #include "ztensor/status.h"
 
 namespace zt {
 
-// Index files are small JSON (a name per tensor); the same 100 MB cap as a
-// safetensors header bounds what we read.
-inline constexpr uint64_t kMaxSafetensorsIndexBytes = kMaxSafetensorsHeaderBytes;
-// Deepest JSON nesting accepted in an index file.
-inline constexpr int kMaxSafetensorsIndexDepth = 64;
+// The index format and its limits are shared with sharded .zt (shard_index.h).
+inline constexpr uint64_t kMaxSafetensorsIndexBytes = kMaxShardIndexBytes;
+static_assert(kMaxShardIndexBytes == kMaxSafetensorsHeaderBytes, "an index is capped like a safetensors header");
+inline constexpr int kMaxSafetensorsIndexDepth = kMaxShardIndexDepth;
 
 // One safetensors file, or every shard of an index, as one tensor source.
 struct SafetensorsSource {

@@ -23,7 +23,8 @@ LAYER_OF_PUBLIC = {
     "common": ["status", "export", "atomic_file", "mapped_file", "shape_text", "checked_math",
                "page_advice", "byte_source"],
     "container": ["dtype", "value", "manifest", "reader", "writer", "source", "blob_codec"],
-    "convert": ["convert", "gguf", "numpy_format", "onnx_format", "pytorch_format", "z4ai_encoding"],
+    "convert": ["convert", "gguf", "numpy_format", "onnx_format", "pytorch_format", "z4ai_encoding",
+                "sharded_writer"],
     "capi": ["ztensor"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

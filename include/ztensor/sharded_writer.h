@@ -1,0 +1,80 @@
+// Writing a model as Hugging Face-style .zt shards: NAME-00001-of-0000N.zt
+// ... plus NAME.zt.index.json ({"metadata": {"total_size"}, "weight_map"}),
+// each shard a complete .zt v1.2 file. The set appears atomically: shards
+// are written to temporaries, renamed into place only once all are
+// complete, the index last; a failure or abort() publishes nothing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "ztensor/status.h"
+#include "ztensor/value.h"
+#include "ztensor/writer.h"
+#include "ztensor/export.h"
+
+ZT_API_BEGIN
+namespace zt {
+
+// How many decimal digits a shard number has in its file name (HF's
+// "model-00001-of-00002.safetensors").
+inline constexpr int kShardNumberDigits = 5;
+
+// A shard size as Hugging Face writes it: an integer count of bytes
+// ("5000000000"), or an integer with a unit, case-insensitive: KB/MB/GB/TB
+// are powers of 10, KiB/MiB/GiB/TiB powers of 2 ("5GB", "500MB", "2GiB").
+// As in transformers, a lowercase final "b" after a decimal unit means
+// bits ("5Gb" = 625000000 bytes). Errors: invalid_argument naming the text.
+Result<uint64_t> parse_byte_size(std::string_view text);
+
+class ShardedWriter {
+ public:
+  // `path` is NAME.zt (or NAME.zt.index.json). `max_shard_size` bounds each
+  // shard's decoded component bytes (0 = no limit: one file). The rule is
+  // transformers': objects stay in order; a new shard starts when the next
+  // object would take the current one past the limit and the current one is
+  // not empty, so an object larger than the limit gets a shard of its own;
+  // no object is split. When everything fits in one shard the result is the
+  // single file NAME.zt with no index, as transformers does. `attributes`
+  // go into every shard. Errors: invalid_argument, io_error.
+  static Result<std::unique_ptr<ShardedWriter>> create(const std::string& path, Value attributes = {},
+                                                       uint64_t max_shard_size = 0, bool durable = true);
+  ~ShardedWriter();
+  ShardedWriter(const ShardedWriter&) = delete;
+  ShardedWriter& operator=(const ShardedWriter&) = delete;
+
+  // Writer::add into the current shard (or a new one, per the rule above).
+  // Errors: Writer::add's; invalid_argument for a name already in any shard.
+  Status add(const ObjectSpec& object);
+  // Publishes the set: the shards, then the index; then removes shards of an
+  // earlier set under the same NAME with a different count
+  // (NAME-?????-of-?????.zt not in the new set). Returns the published
+  // files: NAME.zt alone, or the shards in order followed by the index.
+  // Errors: io_error (nothing new is left under the final names).
+  Result<std::vector<std::string>> finish();
+  // Drops every temporary; nothing is published.
+  void abort();
+  size_t object_count() const { return names_.size(); }
+
+ private:
+  ShardedWriter() = default;
+  Status start_shard();
+  std::string stem_;       // NAME (with its folder)
+  std::string single_;     // where a one-shard result goes
+  Value attributes_;
+  uint64_t max_shard_size_ = 0;
+  bool durable_ = true;
+  std::vector<std::unique_ptr<Writer>> shards_;  // all sealed but the last
+  std::vector<std::vector<std::string>> shard_objects_;
+  uint64_t current_size_ = 0;  // decoded bytes in the last shard
+  uint64_t total_size_ = 0;
+  std::unordered_set<std::string> names_;
+};
+
+}  // namespace zt
+ZT_API_END

@@ -1,0 +1,221 @@
+// Writing sharded .zt sets: transformers' shard rule, names, the index, and
+// an all-or-nothing publish.
+#include "ztensor/sharded_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+#include "ztensor/convert.h"
+#include "ztensor/reader.h"
+
+namespace zt {
+namespace {
+
+using test::TempDir;
+
+struct Bytes {
+  std::string name;
+  std::vector<uint8_t> data;
+};
+
+// Objects of the given byte sizes named a, b, c, ... filled with their index.
+std::vector<Bytes> objects(const std::vector<size_t>& sizes) {
+  std::vector<Bytes> out;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    out.push_back({std::string(1, static_cast<char>('a' + i)), std::vector<uint8_t>(sizes[i], static_cast<uint8_t>(i))});
+  return out;
+}
+
+ObjectSpec spec(const Bytes& b) {
+  ObjectSpec o;
+  o.name = b.name;
+  o.shape = {b.data.size()};
+  ComponentSpec c;
+  c.role = "data";
+  c.dtype = DType::u8;
+  c.data = b.data;
+  o.components.push_back(c);
+  return o;
+}
+
+std::set<std::string> listing(const TempDir& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
+    names.insert(e.path().filename().string());
+  return names;
+}
+
+Result<std::vector<std::string>> write(const std::string& path, const std::vector<Bytes>& objs, uint64_t limit) {
+  ZT_ASSIGN_OR_RETURN(auto w, ShardedWriter::create(path, {}, limit, /*durable=*/false));
+  for (const auto& o : objs) ZT_RETURN_IF_ERROR(w->add(spec(o)));
+  return w->finish();
+}
+
+std::vector<std::string> object_names(const std::string& path) {
+  auto r = Reader::open(path);
+  EXPECT_TRUE(r.ok()) << path << ": " << r.status().to_string();
+  std::vector<std::string> names;
+  if (r.ok())
+    for (const auto& o : r.value()->manifest().objects) names.push_back(o.name);
+  return names;
+}
+
+TEST(ShardedWriter, TransformersRuleInOrderAndOversizedAlone) {
+  TempDir dir;
+  // limit 10: [a4 b4] [c4] (8+4 > 10) [d12] (alone: larger than the limit) [e4]
+  auto files = write(dir.file("m.zt"), objects({4, 4, 4, 12, 4}), 10);
+  ASSERT_TRUE(files.ok()) << files.status().to_string();
+  EXPECT_EQ(files.value(), (std::vector<std::string>{dir.file("m-00001-of-00004.zt"), dir.file("m-00002-of-00004.zt"),
+                                                     dir.file("m-00003-of-00004.zt"), dir.file("m-00004-of-00004.zt"),
+                                                     dir.file("m.zt.index.json")}));
+  EXPECT_EQ(object_names(files.value()[0]), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(object_names(files.value()[1]), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(object_names(files.value()[2]), (std::vector<std::string>{"d"}));
+  EXPECT_EQ(object_names(files.value()[3]), (std::vector<std::string>{"e"}));
+  EXPECT_EQ(listing(dir).size(), 5u);  // no temporaries left
+
+  std::ifstream in(dir.file("m.zt.index.json"));
+  auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["metadata"]["total_size"], 28);
+  EXPECT_EQ(j["weight_map"]["a"], "m-00001-of-00004.zt");
+  EXPECT_EQ(j["weight_map"]["d"], "m-00003-of-00004.zt");
+  EXPECT_EQ(j["weight_map"].size(), 5u);
+
+  auto src = open_source(dir.file("m.zt.index.json"));
+  ASSERT_TRUE(src.ok()) << src.status().to_string();
+  ASSERT_EQ(src.value()->manifest().objects.size(), 5u);
+  auto d = src.value()->read_component(*src.value()->find("d"), "data");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(std::vector<uint8_t>(d.value().bytes.begin(), d.value().bytes.end()), std::vector<uint8_t>(12, 3));
+}
+
+TEST(ShardedWriter, ExactlyAtTheLimitStaysInTheShard) {
+  TempDir dir;
+  auto files = write(dir.file("m.zt"), objects({4, 6, 1}), 10);  // [a4 b6] [c1]
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files.value().size(), 3u);
+  EXPECT_EQ(object_names(files.value()[0]), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(ShardedWriter, OneShardIsAPlainFileWithoutIndex) {
+  TempDir dir;
+  auto files = write(dir.file("m.zt"), objects({4, 4}), 100);
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(files.value(), std::vector<std::string>{dir.file("m.zt")});
+  EXPECT_EQ(listing(dir), (std::set<std::string>{"m.zt"}));
+  EXPECT_EQ(object_names(dir.file("m.zt")), (std::vector<std::string>{"a", "b"}));
+  // No limit at all: the same.
+  auto unlimited = write(dir.file("n.zt"), objects({4, 4, 400}), 0);
+  ASSERT_TRUE(unlimited.ok());
+  EXPECT_EQ(listing(dir), (std::set<std::string>{"m.zt", "n.zt"}));
+}
+
+TEST(ShardedWriter, NothingVisibleBeforeFinishNorAfterAbort) {
+  TempDir dir;
+  auto w = ShardedWriter::create(dir.file("m.zt"), {}, 4, false);
+  ASSERT_TRUE(w.ok());
+  for (const auto& o : objects({4, 4, 4})) ASSERT_TRUE(w.value()->add(spec(o)).ok());
+  for (const auto& name : listing(dir)) EXPECT_NE(name.find(".tmp-"), std::string::npos) << name;
+  EXPECT_EQ(listing(dir).size(), 3u);
+  w.value()->abort();
+  EXPECT_TRUE(listing(dir).empty());
+}
+
+TEST(ShardedWriter, FailedPublishLeavesNoShard) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.file("m.zt.index.json"));  // the index rename must fail
+  auto files = write(dir.file("m.zt"), objects({4, 4, 4}), 4);
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), ErrorCode::io_error);
+  EXPECT_EQ(listing(dir), (std::set<std::string>{"m.zt.index.json"}));
+}
+
+TEST(ShardedWriter, DuplicateNameAcrossShardsIsRefused) {
+  TempDir dir;
+  auto w = ShardedWriter::create(dir.file("m.zt"), {}, 4, false);
+  ASSERT_TRUE(w.ok());
+  auto objs = objects({4, 4});
+  ASSERT_TRUE(w.value()->add(spec(objs[0])).ok());
+  ASSERT_TRUE(w.value()->add(spec(objs[1])).ok());
+  Status s = w.value()->add(spec(objs[0]));  // "a" again, in a third shard
+  EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+  EXPECT_NE(s.message().find("'a'"), std::string::npos);
+}
+
+TEST(ShardedWriter, StaleShardsOfAnEarlierSetAreRemoved) {
+  TempDir dir;
+  ASSERT_TRUE(write(dir.file("m.zt"), objects({4, 4, 4}), 4).ok());  // 3 shards
+  std::ofstream(dir.file("m-notes.zt")) << "x";                       // not a shard name
+  std::ofstream(dir.file("other-00001-of-00003.zt")) << "x";          // another set
+  ASSERT_TRUE(write(dir.file("m.zt"), objects({4, 4}), 4).ok());      // 2 shards
+  EXPECT_EQ(listing(dir), (std::set<std::string>{"m-00001-of-00002.zt", "m-00002-of-00002.zt", "m.zt.index.json",
+                                                 "m-notes.zt", "other-00001-of-00003.zt"}));
+  auto src = open_source(dir.file("m.zt.index.json"));
+  ASSERT_TRUE(src.ok()) << src.status().to_string();
+  EXPECT_EQ(src.value()->manifest().objects.size(), 2u);
+}
+
+TEST(ShardedWriter, IndexPathNamesTheSetToo) {
+  TempDir dir;
+  auto files = write(dir.file("m.zt.index.json"), objects({4, 4}), 4);
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(files.value().back(), dir.file("m.zt.index.json"));
+  EXPECT_EQ(files.value().front(), dir.file("m-00001-of-00002.zt"));
+}
+
+TEST(ShardedWriter, ConvertWithMaxShardSizeRoundTrips) {
+  TempDir dir;
+  ASSERT_TRUE(write(dir.file("one.zt"), objects({4, 4, 4, 12, 4}), 0).ok());
+  ConvertOptions options;
+  options.max_shard_size = 8;
+  options.encoding = Encoding::zstd;  // the size rule counts decoded bytes, not compressed ones
+  auto st = convert_to_zt(dir.file("one.zt"), dir.file("out.zt"), options);
+  ASSERT_TRUE(st.ok()) << st.status().to_string();
+  ASSERT_EQ(st.value().files.size(), 5u);  // [a b] [c] [d] [e] + index
+  EXPECT_EQ(st.value().files.back(), dir.file("out.zt.index.json"));
+  auto src = open_source(dir.file("out.zt.index.json"));
+  ASSERT_TRUE(src.ok());
+  auto orig = Reader::open(dir.file("one.zt"));
+  ASSERT_TRUE(orig.ok());
+  for (const auto& o : orig.value()->manifest().objects) {
+    auto a = orig.value()->read_component(o, "data");
+    auto b = src.value()->read_component(*src.value()->find(o.name), "data");
+    ASSERT_TRUE(a.ok() && b.ok()) << o.name;
+    EXPECT_TRUE(std::equal(a.value().bytes.begin(), a.value().bytes.end(), b.value().bytes.begin(),
+                           b.value().bytes.end()));
+  }
+}
+
+}  // namespace
+}  // namespace zt
+
+namespace zt {
+namespace {
+
+TEST(ParseByteSize, IntegersAndHuggingFaceUnits) {
+  EXPECT_EQ(parse_byte_size("123").value(), 123u);
+  EXPECT_EQ(parse_byte_size("5GB").value(), 5'000'000'000u);
+  EXPECT_EQ(parse_byte_size("500MB").value(), 500'000'000u);
+  EXPECT_EQ(parse_byte_size("10KB").value(), 10'000u);
+  EXPECT_EQ(parse_byte_size("2GiB").value(), 2ull << 30);
+  EXPECT_EQ(parse_byte_size("3mib").value(), 3ull << 20);
+  EXPECT_EQ(parse_byte_size("7 KiB").value(), 7ull << 10);
+  EXPECT_EQ(parse_byte_size("1TB").value(), 1'000'000'000'000u);
+  EXPECT_EQ(parse_byte_size("5Gb").value(), 625'000'000u);  // bits, as transformers reads it
+  for (const char* bad : {"", "GB", "1.5GB", "-1", "5XB", "5 G", "99999999999999999999", "20000000000TB"}) {
+    auto r = parse_byte_size(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) EXPECT_EQ(r.status().code(), ErrorCode::invalid_argument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace zt
