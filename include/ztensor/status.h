@@ -37,7 +37,11 @@ enum class ErrorCode : int {
   invalid_argument = 19,    // caller passed bad arguments
   not_found = 20,           // no object / component with that name
   invalid_structure = 21,   // sparse/quantized structure is inconsistent
+  internal = 22,            // a bug in zTensor (an exception caught at an API edge)
 };
+// Number of codes: one past the last. The C enum (ztensor.h) is checked
+// against the list and this count at compile time (src/capi/ztensor_c.cc).
+inline constexpr int kErrorCodeCount = 23;
 
 // Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
 const char* error_code_name(ErrorCode code);

@@ -67,6 +67,7 @@ CODE_TO_CLASS = {
     "invalid_argument": ZTensorError,
     "not_found": NotFoundError,
     "invalid_structure": FormatError,
+    "internal": ZTensorError,
 }
 
 

@@ -26,6 +26,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::invalid_argument: return "invalid_argument";
     case ErrorCode::not_found: return "not_found";
     case ErrorCode::invalid_structure: return "invalid_structure";
+    case ErrorCode::internal: return "internal";
   }
   return "unknown_error";
 }

@@ -1,5 +1,6 @@
 /* The C API used from plain C: write a file, read it back, hit an error. */
 #include <stdio.h>
+#include <stdlib.h> /* mkstemp */
 #include <string.h>
 #include <unistd.h>
 
