@@ -1,6 +1,7 @@
 #include "ztensor/reader.h"
 
 #include <cstring>
+#include <new>
 
 #include "common/byteswap.h"
 #include "ztensor/checked_math.h"
@@ -33,6 +34,20 @@ struct OwnedBytes {
   std::span<uint8_t> span() { return {data.get(), size}; }
   ComponentBytes as_component() { return ComponentBytes{{data.get(), size}, data, false}; }
 };
+
+// The output buffer of a decode. A size that passed every check can still be
+// more than this machine holds: that is limit_exceeded with the size, not an
+// exception.
+Result<OwnedBytes> allocate_output(uint64_t n, const std::string& ctx) {
+  if (n > SIZE_MAX)
+    return Status(ErrorCode::limit_exceeded, ctx + ": decoded size " + std::to_string(n) + " does not fit in memory");
+  try {
+    return OwnedBytes(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::limit_exceeded,
+                  ctx + ": cannot allocate " + std::to_string(n) + " bytes for the decoded component");
+  }
+}
 
 }  // namespace
 
@@ -159,8 +174,8 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
       ZT_ASSIGN_OR_RETURN(decoded, zstd_decoded_size(stored, cap, ctx));
     }
   }
-  if (decoded > SIZE_MAX) return Status(ErrorCode::limit_exceeded, ctx + ": decoded size does not fit in memory");
-  OwnedBytes out(static_cast<size_t>(decoded));
+  if (!codec) ZT_RETURN_IF_ERROR(zstd_check_declared(stored, decoded, ctx));
+  ZT_ASSIGN_OR_RETURN(OwnedBytes out, allocate_output(decoded, ctx));
   if (codec) {
     ZT_RETURN_IF_ERROR(codec->decode(stored, out.span(), ctx));
   } else {

@@ -1,6 +1,6 @@
 #include "container/zstd_blob.h"
 
-#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findDecompressedSize (stable since 1.3)
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findDecompressedSize (stable since 1.3), ZSTD_decompressBound (1.4)
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -38,6 +38,26 @@ Status zstd_decode_exact(std::span<const uint8_t> stored, std::span<uint8_t> out
   if (n != out.size())
     return Status(ErrorCode::length_mismatch, ctx + ": zstd stream decodes to " + std::to_string(n) +
                                                   " bytes, declared " + std::to_string(out.size()));
+  return Status::Ok();
+}
+
+Status zstd_check_declared(std::span<const uint8_t> stored, uint64_t declared, const std::string& ctx) {
+  // The frame headers state the content size (our writers always record it);
+  // frames that do not state it still bound it by their block count.
+  unsigned long long n = ZSTD_findDecompressedSize(stored.data(), stored.size());
+  if (n == ZSTD_CONTENTSIZE_ERROR) return Status(ErrorCode::corrupt_stream, ctx + ": not a valid zstd stream");
+  if (n != ZSTD_CONTENTSIZE_UNKNOWN) {
+    if (n != declared)
+      return Status(ErrorCode::length_mismatch, ctx + ": uncompressed_length " + std::to_string(declared) +
+                                                    " differs from the zstd frame content size " + std::to_string(n));
+    return Status::Ok();
+  }
+  unsigned long long bound = ZSTD_decompressBound(stored.data(), stored.size());
+  if (bound == ZSTD_CONTENTSIZE_ERROR) return Status(ErrorCode::corrupt_stream, ctx + ": not a valid zstd stream");
+  if (declared > bound)
+    return Status(ErrorCode::length_mismatch, ctx + ": uncompressed_length " + std::to_string(declared) +
+                                                  " is more than the " + std::to_string(stored.size()) +
+                                                  " stored bytes can decode to (at most " + std::to_string(bound) + ")");
   return Status::Ok();
 }
 
