@@ -446,8 +446,10 @@ class Reader:
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
     """Open and validate a .zt file, or any other format ztensor reads
     (safetensors, GGUF, .npy/.npz, PyTorch zip, ONNX), detected by content
-    whatever the file is called. ``verify=True`` checks each .zt component's
-    digest whenever it is read (see also :meth:`Reader.verify`)."""
+    whatever the file is called. A compressed .zt component's digest is
+    checked whenever it is read; ``verify=True`` also checks raw
+    (zero-copy) components' digests when they are read (see also
+    :meth:`Reader.verify`)."""
     return Reader(path, verify=verify)
 
 

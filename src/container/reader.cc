@@ -122,7 +122,10 @@ Result<ComponentBytes> Reader::read_component(std::string_view name, std::string
 Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
-  if (options_.verify_on_read && !c->digest.empty())
+  // Bytes we decode anyway are checked by default (as ztensor 1.2.x did);
+  // raw zero-copy views only when asked, since hashing would read them all.
+  const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
+  if (check && !c->digest.empty())
     ZT_RETURN_IF_ERROR(check_digest(c->digest, stored_bytes(*c), describe(o, std::string(role))));
   return decode_component(o, role, *c);
 }

@@ -80,7 +80,9 @@ Status zstd_encode_stream(std::span<const uint8_t> data, int level,
   ZSTD_CCtx* c = cctx.get();
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
+  // The frame's own XXH64 (4 bytes): a flipped byte in a component written
+  // without a manifest digest is still caught when it is decoded.
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setPledgedSrcSize(c, data.size());  // records the size in the frame header
   std::vector<uint8_t> chunk(ZSTD_CStreamOutSize());
   ZSTD_inBuffer in{data.data(), data.size(), 0};

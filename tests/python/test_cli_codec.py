@@ -554,6 +554,7 @@ def test_info_ls_verify_diff_json(st_file, tmp_path):
         "objects": len(base_tensors()),
         "components": len(base_tensors()),
         "digests": len(base_tensors()),
+        "unchecked": 0,
         "error": None,
     }
     d = zt_json("diff", st_file, out)
