@@ -65,10 +65,13 @@ class Reader final : public TensorSource {
  private:
   Reader() = default;
   Status load(ReadOptions options);
+  // io_error when the file was truncated under us past this component.
+  Status check_backed(const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
   Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c) const;
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<const MappedFile> file_;  // null for open_memory: checked for truncation before a read
   ReadOptions options_;
   Manifest manifest_;
   std::unordered_map<std::string_view, size_t> index_;

@@ -56,8 +56,9 @@ Reader::~Reader() = default;
 Result<std::unique_ptr<Reader>> Reader::open(const std::string& path, ReadOptions options) {
   ZT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
   auto bytes = file->bytes();
-  auto r = open_memory(bytes, std::move(file), options);
+  auto r = open_memory(bytes, file, options);
   if (!r.ok()) return Status(r.status().code(), "'" + path + "': " + r.status().message());
+  (*r)->file_ = std::move(file);
   return r;
 }
 
@@ -122,6 +123,7 @@ Result<ComponentBytes> Reader::read_component(std::string_view name, std::string
 Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
+  ZT_RETURN_IF_ERROR(check_backed(*c));
   // Bytes we decode anyway are checked by default (as ztensor 1.2.x did);
   // raw zero-copy views only when asked, since hashing would read them all.
   const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
@@ -190,6 +192,7 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
 
 Status Reader::verify_object(const Object& o) const {
   for (const auto& [role, c] : o.components) {
+    ZT_RETURN_IF_ERROR(check_backed(c));
     if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored_bytes(c), describe(o, role)));
     if (c.encoding != Encoding::raw) {
       auto r = decode_component(o, role, c);  // proves the stream decodes to its declared size
@@ -197,6 +200,11 @@ Status Reader::verify_object(const Object& o) const {
     }
   }
   return Status::Ok();
+}
+
+Status Reader::check_backed(const Component& c) const {
+  // offset + length was checked against the mapping on open.
+  return file_ ? file_->check_backed(c.offset + c.length) : Status::Ok();
 }
 
 Status Reader::verify() const {

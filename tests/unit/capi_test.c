@@ -4,16 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capi_check.h"
 #include "ztensor/ztensor.h"
-
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      fprintf(stderr, "%s:%d: CHECK failed: %s (%s)\n", __FILE__,      \
-              __LINE__, #cond, zt_last_error());                       \
-      return 1;                                                        \
-    }                                                                  \
-  } while (0)
 
 int main(void) {
   char path[] = "/tmp/zt-capi-XXXXXX";

@@ -18,13 +18,12 @@ using test::TempDir;
 
 constexpr uint64_t kClaim = 64ull << 30;  // 64 GiB from 1 MiB
 
-// Writes 1 MiB of incompressible f32 as one zstd component, then rewrites
-// the manifest so the component declares kClaim bytes (shape to match).
-std::string write_hostile(const TempDir& dir) {
-  std::vector<uint32_t> v(1 << 18);
+// `n` incompressible f32 (a raw zstd block: every stored byte is content),
+// written as the one zstd component of object "w".
+std::string write_random_zstd(const std::string& path, size_t n, DigestAlgo digest) {
+  std::vector<uint32_t> v(n);
   std::mt19937 rng(7);
   for (auto& x : v) x = rng();
-  std::string path = dir.file("bomb.zt");
   ObjectSpec o;
   o.name = "w";
   o.shape = {v.size()};
@@ -33,10 +32,17 @@ std::string write_hostile(const TempDir& dir) {
   c.dtype = DType::f32;
   c.data = test::as_bytes(v);
   c.encoding = Encoding::zstd;
+  c.digest = digest;
   o.components.push_back(c);
   auto w = Writer::create(path);
   EXPECT_TRUE(w.ok() && (*w)->add(o).ok() && (*w)->finish().ok());
+  return path;
+}
 
+// Writes 1 MiB of incompressible f32 as one zstd component, then rewrites
+// the manifest so the component declares kClaim bytes (shape to match).
+std::string write_hostile(const TempDir& dir) {
+  std::string path = write_random_zstd(dir.file("bomb.zt"), 1 << 18, DigestAlgo::none);
   auto r = Reader::open(path);
   EXPECT_TRUE(r.ok());
   Manifest m = (*r)->manifest();
@@ -73,23 +79,8 @@ TEST(HostileZstd, DeclaredSizeCheckedAgainstTheFrameBeforeAllocating) {
 // without one (the frame checksum the writer now turns on).
 TEST(HostileZstd, FlippedByteCaughtOnReadWithAndWithoutDigest) {
   TempDir dir;
-  std::vector<uint32_t> v(4096);
-  std::mt19937 rng(3);
-  for (auto& x : v) x = rng();  // incompressible: a raw zstd block, every byte is content
   for (DigestAlgo algo : {DigestAlgo::none, DigestAlgo::sha256}) {
-    std::string path = dir.file(algo == DigestAlgo::none ? "plain.zt" : "sha.zt");
-    ObjectSpec o;
-    o.name = "w";
-    o.shape = {v.size()};
-    ComponentSpec c;
-    c.role = "data";
-    c.dtype = DType::f32;
-    c.data = test::as_bytes(v);
-    c.encoding = Encoding::zstd;
-    c.digest = algo;
-    o.components.push_back(c);
-    auto w = Writer::create(path);
-    ASSERT_TRUE(w.ok() && (*w)->add(o).ok() && (*w)->finish().ok());
+    std::string path = write_random_zstd(dir.file(algo == DigestAlgo::none ? "plain.zt" : "sha.zt"), 4096, algo);
     auto bytes = test::read_file(path);
     bytes[64 + 1000] ^= 0x10;  // the first blob starts at offset 64
     test::write_file(path, bytes);
