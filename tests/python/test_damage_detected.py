@@ -49,9 +49,12 @@ def test_raw_reads_stay_unchecked_unless_verify(tmp_path):
 
 @pytest.mark.skipif(ZT is None, reason="zt binary not found: build it or set ZT_CLI")
 def test_zt_verify_catches_digestless_zstd_and_names_what_it_did_not_check(tmp_path):
-    r = subprocess.run([ZT, "verify", str(damaged(tmp_path / "d.zt", None))], capture_output=True, text=True)
+    d = damaged(tmp_path / "d.zt", None)
+    r = subprocess.run([ZT, "verify", str(d)], capture_output=True, text=True)
     assert r.returncode == 1
     assert "corrupt_stream" in r.stderr
+    r = subprocess.run([ZT, "diff", str(d), str(d)], capture_output=True, text=True)  # used to say "same"
+    assert r.returncode == 2 and "corrupt_stream" in r.stderr and "object 'w'" in r.stderr
     p = tmp_path / "mixed.zt"
     with ztensor.Writer(p) as w:
         w.add("a", np.arange(4, dtype=np.float32))
