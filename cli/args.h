@@ -33,6 +33,10 @@ bool parse_args(std::span<char* const> args, std::span<const OptionSpec> spec, P
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
+// `zt diff` follows diff(1): 0 same, 1 differ, 2 trouble (a file that is
+// missing or does not read, as well as a usage error).
+inline constexpr int kExitDiffDiffer = 1;
+inline constexpr int kExitDiffTrouble = 2;
 
 // Prints "zt: usage error: MSG" and a hint to stderr; returns kExitUsage.
 int usage_error(const std::string& command, const std::string& message);

@@ -220,6 +220,12 @@ int cmd_compress(std::span<char* const> args) {
   if (ext == ".safetensors")
     return usage_error("compress", "OUT '" + out + "' names a safetensors file; compress writes .zstn or .zt " +
                                        "(to convert to safetensors: zt decompress or zt convert)");
+  // An input no reader takes is bad input (exit 1), as zt convert says it,
+  // whatever OUT is.
+  if (in_format.value() == FileFormat::unknown || !format_supported(in_format.value()))
+    return status_error(Status(ErrorCode::unsupported,
+                               "cannot read '" + in + "': IN must be safetensors (or an index.json), .zt, " +
+                                   "GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx"));
   const bool zstn = ext == ".zstn" || (ext != ".zt" && in_format.value() == FileFormat::safetensors);
   const bool json = a.has("json");
   if (zstn) {
@@ -233,9 +239,6 @@ int cmd_compress(std::span<char* const> args) {
   }
   if (a.has("threads"))
     return usage_error("compress", "--threads applies to .zstn output only (.zt output uses all cores)");
-  if (in_format.value() == FileFormat::unknown || !format_supported(in_format.value()))
-    return usage_error("compress", "cannot read '" + in + "': IN must be safetensors (or an index.json), .zt, " +
-                                       "GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx");
   return compress_to_zt(in, in_format.value(), out, s, json);
 }
 

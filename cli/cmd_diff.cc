@@ -29,8 +29,9 @@ constexpr const char* kDiffHelp =
     "objects of the same shape the maximum absolute difference of their values\n"
     "(dtypes may differ: f32 against f16 is compared numerically). Objects\n"
     "whose values cannot be read as numbers are compared byte for byte.\n"
-    "Exit code 0 when A and B hold the same objects with equal values, 1 when\n"
-    "they differ (or on an error), 2 on a usage error.\n"
+    "Exit code as diff(1): 0 when A and B hold the same objects with equal\n"
+    "values, 1 when they differ, 2 on trouble (a missing or unreadable file,\n"
+    "or a usage error).\n"
     "\n"
     "Options:\n"
     "  --atol X      values differing by at most X count as equal (default 0)\n"
@@ -152,10 +153,15 @@ int cmd_diff(std::span<char* const> args) {
     atol = std::strtod(t->c_str(), &end);
     if (t->empty() || *end != '\0' || !(atol >= 0)) return usage_error("diff", "--atol must be a number >= 0");
   }
+  // diff(1): trouble is 2, so a script can tell "differ" from "could not compare".
+  auto trouble = [](const Status& s) {
+    status_error(s);
+    return kExitDiffTrouble;
+  };
   auto fa = open_any(a.positionals[0]);
-  if (!fa.ok()) return status_error(fa.status());
+  if (!fa.ok()) return trouble(fa.status());
   auto fb = open_any(a.positionals[1]);
-  if (!fb.ok()) return status_error(fb.status());
+  if (!fb.ok()) return trouble(fb.status());
   const Manifest& ma = fa.value().manifest();
   const Manifest& mb = fb.value().manifest();
   std::unordered_map<std::string_view, const Object*> in_b;
@@ -175,7 +181,7 @@ int cmd_diff(std::span<char* const> args) {
       continue;
     }
     auto d = compare(fa.value(), oa, fb.value(), *it->second, atol);
-    if (!d.ok()) return status_error(d.status());
+    if (!d.ok()) return trouble(d.status());
     const ObjectDiff& od = d.value();
     const bool same = od.same_meta && od.equal;
     identical = identical && same;
@@ -213,7 +219,7 @@ int cmd_diff(std::span<char* const> args) {
     std::printf("%s: %zu of %zu objects in A equal in B%s\n", identical ? "same" : "different", equal_count,
                 ma.objects.size(), atol > 0 ? " (within --atol)" : "");
   }
-  return identical ? kExitOk : kExitBadInput;
+  return identical ? kExitOk : kExitDiffDiffer;
 }
 
 }  // namespace zt::cli

@@ -1,6 +1,7 @@
 #include "codec_job.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <csignal>
@@ -35,17 +36,18 @@ volatile std::sig_atomic_t g_signal = 0;
 
 extern "C" void on_signal(int signo) { g_signal = signo; }
 
-// AtomicFile names its temporary "<dest>.tmp-<8 hex digits>" beside dest.
+// AtomicFile's temporary is unnamed where the filesystem has O_TMPFILE (it
+// dies with the process); elsewhere it is "<dest>.tmp-<pid>-..." beside dest.
 void remove_temporaries(const std::string& out) {
   if (out.empty()) return;
   namespace fs = std::filesystem;
   const fs::path dest(out);
   const fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  const std::string prefix = dest.filename().string() + ".tmp-";
+  const std::string prefix = dest.filename().string() + AtomicFile::kTempMarker + std::to_string(::getpid()) + "-";
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() == prefix.size() + 8 && name.compare(0, prefix.size(), prefix) == 0) fs::remove(it->path(), ec);
+    if (name.compare(0, prefix.size(), prefix) == 0) fs::remove(it->path(), ec);
   }
 }
 

@@ -1,6 +1,7 @@
 // zt: inspect, convert, compress and verify tensor files. Dispatches to subcommands.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string_view>
 
 #include "args.h"
@@ -48,9 +49,10 @@ constexpr const char* kHelp =
     "format is detected from the content (ONNX from its extension).\n"
     "Every command that prints results takes --json (one JSON object or array\n"
     "on stdout).\n"
-    "Exit codes: 0 ok, 1 bad input (the error is printed; for diff: the files\n"
-    "differ), 2 usage error, 130/143 when compress, decompress or delta is\n"
-    "interrupted by SIGINT/SIGTERM (nothing is left at OUT).\n";
+    "Exit codes: 0 ok, 1 bad input or a failed check (the error is printed),\n"
+    "2 usage error, 130/143 when compress, decompress or delta is interrupted\n"
+    "by SIGINT/SIGTERM (nothing is left at OUT). diff follows diff(1): 0 same,\n"
+    "1 different, 2 trouble (a missing or unreadable file).\n";
 
 }  // namespace
 
@@ -79,9 +81,12 @@ int main(int argc, char** argv) {
     if (cmd == "compress") return cmd_compress(rest);
     if (cmd == "decompress") return cmd_decompress(rest);
     if (cmd == "delta") return cmd_delta(rest);
-  } catch (const std::exception& e) {  // e.g. std::bad_alloc: still a clean exit
-    std::fprintf(stderr, "zt: error: %s\n", e.what());
-    return kExitBadInput;
+  } catch (const std::bad_alloc&) {  // the input asked for more than this machine holds
+    std::fputs("zt: error: limit_exceeded: out of memory\n", stderr);
+    return cmd == "diff" ? kExitDiffTrouble : kExitBadInput;
+  } catch (const std::exception& e) {  // a bug of ours: still a clean exit
+    std::fprintf(stderr, "zt: error: internal: %s\n", e.what());
+    return cmd == "diff" ? kExitDiffTrouble : kExitBadInput;
   }
   return usage_error("", "unknown command '" + std::string(cmd) + "'");
 }

@@ -4,6 +4,12 @@
 // the process, not of the machine). Destroying an
 // uncommitted AtomicFile removes the temporary, so a failed or abandoned
 // write never leaves a half-written file where the user asked for one.
+//
+// A killed writer leaves nothing either: where the filesystem has O_TMPFILE
+// the temporary is an unnamed inode (the kernel frees it), named only for
+// the instant between linkat and rename in commit(). Elsewhere it is
+// "<dest>.tmp-<pid>-<host>-<random>", and create() removes such files in
+// the destination's folder whose writer pid on this host is gone.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +27,11 @@ namespace zt {
 class AtomicFile {
  public:
   static Result<std::unique_ptr<AtomicFile>> create(const std::string& dest_path, bool durable = true);
+  // What follows the destination's name in a named temporary's name.
+  static constexpr const char* kTempMarker = ".tmp-";
+  // The name a writer with process id `pid` on this host gives a named
+  // temporary of `dest_path` (random tail).
+  static std::string temporary_name(const std::string& dest_path, long pid);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -47,6 +58,7 @@ class AtomicFile {
   void start_writeback();
   int fd_ = -1;
   bool durable_ = true;
+  bool unnamed_ = false;  // an O_TMPFILE inode, not yet linked
   std::string dest_, tmp_;
   uint64_t position_ = 0;
   std::unique_ptr<uint8_t[]> buf_;  // write coalescing for small pieces

@@ -25,11 +25,18 @@ class MappedFile {
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   uint64_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // Whether the file still holds the first `end` bytes of the mapping. A
+  // file truncated by another process after it was mapped kills the reader
+  // with SIGBUS on the next touch past its new end; readers check first and
+  // return io_error naming both sizes. (A truncation racing the touch itself
+  // is not caught.)
+  Status check_backed(uint64_t end) const;
 
  private:
   MappedFile() = default;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int fd_ = -1;  // kept open for check_backed (fstat of the mapped inode)
   std::string path_;
 };
 

@@ -21,7 +21,9 @@ namespace zt {
 class MappedFile;
 
 struct ReadOptions {
-  bool verify_on_read = false;  // check each component's digest when read
+  // Compressed components' digests are checked whenever they are decoded;
+  // this also hashes raw (zero-copy) components when they are read.
+  bool verify_on_read = false;
 };
 
 // Decoded little-endian storage bytes of one component. Raw components are
@@ -50,7 +52,7 @@ class Reader final : public TensorSource {
   const Object* find(std::string_view name) const override;
   // Decoded bytes of one component (decompressed, byte-swapped if legacy
   // big-endian). Errors: not_found, corrupt_stream, length_mismatch,
-  // limit_exceeded, digest_mismatch (verify_on_read), unknown_encoding.
+  // limit_exceeded, digest_mismatch, unknown_encoding.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
   // Stored (possibly compressed) bytes of a component: a view into the file.
@@ -63,10 +65,13 @@ class Reader final : public TensorSource {
  private:
   Reader() = default;
   Status load(ReadOptions options);
+  // io_error when the file was truncated under us past this component.
+  Status check_backed(const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
   Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c) const;
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<const MappedFile> file_;  // null for open_memory: checked for truncation before a read
   ReadOptions options_;
   Manifest manifest_;
   std::unordered_map<std::string_view, size_t> index_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include "ztensor/export.h"
@@ -37,15 +38,26 @@ enum class ErrorCode : int {
   invalid_argument = 19,    // caller passed bad arguments
   not_found = 20,           // no object / component with that name
   invalid_structure = 21,   // sparse/quantized structure is inconsistent
+  internal = 22,            // a bug in zTensor (an exception caught at an API edge)
 };
+// Number of codes: one past the last. The C enum (ztensor.h) is checked
+// against the list and this count at compile time (src/capi/ztensor_c.cc).
+inline constexpr int kErrorCodeCount = 23;
 
 // Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
 const char* error_code_name(ErrorCode code);
 
+// `text` with every byte that is not printable UTF-8 (a control character
+// other than newline and tab, DEL, or a byte outside a well-formed UTF-8
+// sequence) written as \xNN. Idempotent: its output escapes to itself.
+std::string escape_text(std::string_view text);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // The message is stored with escape_text applied: it names objects from
+  // hostile files, and every edge (C, Python, CLI) needs printable UTF-8.
+  Status(ErrorCode code, std::string message);
   static Status Ok() { return {}; }
 
   bool ok() const { return code_ == ErrorCode::ok; }

@@ -5,8 +5,25 @@
  * C++ and the `.code` of Python's ZTensorError). After a failure,
  * zt_last_error() returns a message naming the object, the component and
  * the rule; it is per thread and valid until the next call on that thread.
- * Handles are opaque; a reader may be used from many threads at once, a
- * writer from one thread at a time. */
+ * No function lets a C++ exception escape: running out of memory returns
+ * ZT_E_LIMIT_EXCEEDED, a bug of ours ZT_E_INTERNAL. A NULL handle or
+ * out-pointer returns ZT_E_INVALID_ARGUMENT (the getters return 0 or NULL
+ * and set zt_last_error()); the out-pointers of zt_reader_open,
+ * zt_writer_create and zt_reader_read are set to NULL/0 on failure.
+ *
+ * Lifetimes. A zt_reader lives from a successful zt_reader_open until
+ * zt_reader_close; the strings and arrays it hands out (version, names,
+ * zt_object_info, zt_component_info) die with it. A reader may be used from
+ * many threads at once, but zt_reader_close must not run while another call
+ * on it is in progress, and no call may take the reader after its close:
+ * closing twice, or using a closed reader, is the caller's bug and cannot be
+ * detected. A zt_buffer, the keepalive of zt_reader_read, owns the bytes it
+ * returned and outlives its reader: its data stays valid until
+ * zt_buffer_free, before or after zt_reader_close. A zt_writer lives from
+ * zt_writer_create until zt_writer_free and is used from one thread at a
+ * time; after zt_writer_finish (success or failure) only zt_writer_free may
+ * follow (add and finish return ZT_E_INVALID_ARGUMENT). zt_reader_close,
+ * zt_buffer_free and zt_writer_free accept NULL and do nothing. */
 #ifndef ZTENSOR_H_
 #define ZTENSOR_H_
 
@@ -44,7 +61,9 @@ enum {
   ZT_E_UNSUPPORTED = 18,
   ZT_E_INVALID_ARGUMENT = 19,
   ZT_E_NOT_FOUND = 20,
-  ZT_E_INVALID_STRUCTURE = 21
+  ZT_E_INVALID_STRUCTURE = 21,
+  ZT_E_INTERNAL = 22, /* a bug in zTensor, not in the input */
+  ZT_ERROR_CODE_COUNT = 23 /* one past the last code */
 };
 
 typedef struct zt_reader zt_reader;
@@ -59,13 +78,15 @@ const char* zt_error_name(int code);
 /* ---- reading ---------------------------------------------------------- */
 
 /* Opens and validates a .zt file (v1.2, v1.1 or v0.1). verify_on_read != 0
- * checks each component's digest when it is read. */
+ * also checks raw components' digests when they are read (compressed
+ * components are checked whenever they are decoded). */
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
 void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */
 const char* zt_reader_version(const zt_reader* reader);
 size_t zt_reader_count(const zt_reader* reader);
-/* Name of the i-th object in file order; NULL when out of range. */
+/* Name of the i-th object in file order; NULL (ZT_E_NOT_FOUND) when out of
+ * range. */
 const char* zt_reader_name(const zt_reader* reader, size_t index);
 
 typedef struct {

@@ -2,6 +2,8 @@
 
 #include <nanobind/stl/string.h>
 
+#include <new>
+
 namespace nb = nanobind;
 
 namespace ztpy {
@@ -9,6 +11,8 @@ namespace ztpy {
 // Builds the exception through ztensor.errors.from_status so Python and C++
 // agree on which class a code maps to.
 static void raise_status(const zt::Status& status) {
+  // Status(code, message) escapes bytes that are not printable UTF-8, so
+  // the message converts to str whatever a hostile file put in it.
   try {
     nb::object mod = nb::module_::import_("ztensor.errors");
     nb::object exc = mod.attr("from_status")(zt::error_code_name(status.code()), status.message());
@@ -24,6 +28,9 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const StatusError& e) {
       raise_status(e.status());
+    } catch (const std::bad_alloc&) {  // a size the machine cannot hold: limit_exceeded, not MemoryError
+      raise_status(zt::Status(zt::ErrorCode::limit_exceeded,
+                              "out of memory: the input asks for more than this machine holds"));
     }
   });
   m.def("error_code_name", [](int code) { return zt::error_code_name(static_cast<zt::ErrorCode>(code)); },

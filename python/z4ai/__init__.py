@@ -17,7 +17,7 @@ from typing import Optional
 
 from . import _z4ai
 from ._arrays import compress_array, decompress_array, is_array_frame, unwrap_array_frame
-from ._z4ai import Z4aiError
+from ._errors import Z4aiError
 from ._args import as_buffer, effort_arg, level_arg, max_output_arg
 from . import chunked, delta, model_delta, safetensors
 

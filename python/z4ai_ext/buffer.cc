@@ -1,6 +1,10 @@
 #include "buffer.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <new>
+#include <string>
 
 namespace z4ai_py {
 
@@ -11,6 +15,33 @@ Buffer::Buffer(PyObject* obj, bool writable) {
 
 Buffer::~Buffer() { PyBuffer_Release(&view_); }
 
-void raise(const zt::Status& status) { throw Z4aiError(status.to_string()); }
+void raise(const zt::Status& status) { throw Z4aiError(status); }
+
+namespace {
+
+void raise_python(zt::ErrorCode code, const std::string& message) {
+  try {
+    nanobind::object mod = nanobind::module_::import_("z4ai._errors");
+    nanobind::object exc = mod.attr("error")(zt::error_code_name(code), message);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  } catch (nanobind::python_error& e) {
+    e.restore();
+  }
+}
+
+}  // namespace
+
+void init_errors(nanobind::module_& m) {
+  nanobind::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Z4aiError& e) {
+      raise_python(e.status().code(), e.status().message());
+    } catch (const std::bad_alloc&) {
+      raise_python(zt::ErrorCode::limit_exceeded, "out of memory: the input asks for more than this machine holds");
+    }
+  });
+  m.attr("Z4aiError") = nanobind::module_::import_("z4ai._errors").attr("Z4aiError");
+}
 
 }  // namespace z4ai_py

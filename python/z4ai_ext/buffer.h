@@ -6,9 +6,12 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <exception>
 #include <span>
-#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include <nanobind/nanobind.h>
 
 #include "ztensor/status.h"
 
@@ -28,11 +31,22 @@ class Buffer {
   Py_buffer view_{};
 };
 
-// Raised to Python as z4ai.Z4aiError (a ValueError); message starts with the
-// error code name ("digest_mismatch: ...").
-struct Z4aiError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// Thrown by the bindings; raised to Python through z4ai._errors.error as a
+// z4ai.Z4aiError that is also the ztensor.ZTensorError class of its code,
+// with .code (message "digest_mismatch: ...", as before .code existed).
+class Z4aiError : public std::exception {
+ public:
+  explicit Z4aiError(zt::Status status) : status_(std::move(status)) {}
+  const char* what() const noexcept override { return status_.message().c_str(); }
+  const zt::Status& status() const { return status_; }
+
+ private:
+  zt::Status status_;
 };
+
+// Registers the translation of Z4aiError and std::bad_alloc (limit_exceeded,
+// never a bare MemoryError) and exposes the class as _z4ai.Z4aiError.
+void init_errors(nanobind::module_& m);
 
 [[noreturn]] void raise(const zt::Status& status);
 inline void check(const zt::Status& status) {

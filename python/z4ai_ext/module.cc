@@ -81,7 +81,7 @@ const char* kind_name(z4ai::FrameKind k) {
 
 NB_MODULE(_z4ai, m) {
   m.doc() = "Native core of the z4ai codec (see the z4ai package).";
-  nb::exception<z4ai_py::Z4aiError>(m, "Z4aiError", PyExc_ValueError);
+  z4ai_py::init_errors(m);
 
   m.def(
       "compress",

@@ -26,7 +26,9 @@ from .errors import (
     NotFoundError,
     UnsupportedError,
     ZTensorError,
+    ZTensorFileNotFoundError,
     ZTensorIOError,
+    ZTensorPermissionError,
 )
 from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
 from ._writer import Writer
@@ -51,6 +53,8 @@ __all__ = [
     "LimitError",
     "UnsupportedError",
     "ZTensorIOError",
+    "ZTensorFileNotFoundError",
+    "ZTensorPermissionError",
     "NotFoundError",
     "errors",
 ]

@@ -447,9 +447,10 @@ class Reader:
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
     """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
     or any other format ztensor reads (safetensors and its index, GGUF,
-    .npy/.npz, PyTorch zip, ONNX), detected by content
-    whatever the file is called. ``verify=True`` checks each .zt component's
-    digest whenever it is read (see also :meth:`Reader.verify`)."""
+    .npy/.npz, PyTorch zip, ONNX), detected by content whatever the file is
+    called. A compressed .zt component's digest is checked whenever it is
+    read; ``verify=True`` also checks raw (zero-copy) components' digests
+    when they are read (see also :meth:`Reader.verify`)."""
     return Reader(path, verify=verify)
 
 

@@ -9,6 +9,9 @@ the one table mapping codes to classes; the extension calls
 
 from __future__ import annotations
 
+import errno as _errno
+import os as _os
+
 
 class ZTensorError(ValueError):
     """Base class of every ztensor error."""
@@ -41,6 +44,14 @@ class ZTensorIOError(ZTensorError, OSError):
     """Opening, reading, writing or publishing a file failed."""
 
 
+class ZTensorFileNotFoundError(ZTensorIOError, FileNotFoundError):
+    """The file does not exist (also caught by ``except FileNotFoundError``)."""
+
+
+class ZTensorPermissionError(ZTensorIOError, PermissionError):
+    """The file may not be opened (also caught by ``except PermissionError``)."""
+
+
 class NotFoundError(ZTensorError, KeyError):
     """No object or component of that name (also a KeyError)."""
 
@@ -67,12 +78,28 @@ CODE_TO_CLASS = {
     "invalid_argument": ZTensorError,
     "not_found": NotFoundError,
     "invalid_structure": FormatError,
+    "internal": ZTensorError,
 }
+
+
+# io_error messages end in strerror(errno) (src/common); these errnos get the
+# builtin OSError subclass Python itself would raise.
+_IO_ERRNO_CLASSES = (
+    (_errno.ENOENT, ZTensorFileNotFoundError),
+    (_errno.EACCES, ZTensorPermissionError),
+    (_errno.EPERM, ZTensorPermissionError),
+)
 
 
 def from_status(code: str, message: str) -> ZTensorError:
     """The exception for a C++ Status (code name + message)."""
     cls = CODE_TO_CLASS.get(code, ZTensorError)
+    if code == "io_error":
+        for number, io_cls in _IO_ERRNO_CLASSES:
+            if message.endswith(": " + _os.strerror(number)):
+                exc = io_cls(message, code)
+                exc.errno, exc.strerror = number, _os.strerror(number)
+                return exc
     return cls(message, code)
 
 
@@ -88,6 +115,8 @@ __all__ = [
     "LimitError",
     "UnsupportedError",
     "ZTensorIOError",
+    "ZTensorFileNotFoundError",
+    "ZTensorPermissionError",
     "NotFoundError",
     "CODE_TO_CLASS",
     "from_status",

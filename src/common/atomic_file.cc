@@ -1,12 +1,19 @@
 #include "ztensor/atomic_file.h"
 
-#include <fcntl.h>  // sync_file_range (Linux)
+#include <dirent.h>
+#include <fcntl.h>  // O_TMPFILE, sync_file_range (Linux)
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string_view>
 
 namespace zt {
 namespace {
@@ -22,21 +29,99 @@ std::string dir_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// 8 hex digits naming this host, so a writer on another machine sharing the
+// folder (NFS) never has its temporaries judged by our process table.
+const std::string& host_tag() {
+  static const std::string tag = [] {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    uint32_t h = 2166136261u;  // FNV-1a
+    for (const char* p = name; *p; ++p) h = (h ^ static_cast<uint8_t>(*p)) * 16777619u;
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", h);
+    return std::string(buf);
+  }();
+  return tag;
+}
+
+std::string own_temporary_name(const std::string& dest) { return AtomicFile::temporary_name(dest, ::getpid()); }
+
+bool all_hex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// The writer pid of "<dest>.tmp-<pid>-<host>-<random>" when the name is ours
+// and was made on this host, else 0.
+long temporary_owner(std::string_view name) {
+  auto at = name.rfind(AtomicFile::kTempMarker);
+  if (at == std::string_view::npos || at == 0) return 0;
+  std::string_view rest = name.substr(at + std::strlen(AtomicFile::kTempMarker));
+  auto d1 = rest.find('-');
+  auto d2 = d1 == std::string_view::npos ? d1 : rest.find('-', d1 + 1);
+  if (d2 == std::string_view::npos) return 0;
+  std::string_view pid = rest.substr(0, d1), host = rest.substr(d1 + 1, d2 - d1 - 1), rnd = rest.substr(d2 + 1);
+  if (pid.empty() || pid.size() > 9 || !std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return 0;
+  if (host != host_tag() || rnd.size() != 8 || !all_hex(rnd)) return 0;
+  return std::strtol(std::string(pid).c_str(), nullptr, 10);
+}
+
+// A writer killed with SIGKILL cannot remove its named temporary; the next
+// writer into the folder does, once that writer's pid is gone.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;  // the create that follows reports the problem
+  const int saved = errno;
+  while (const dirent* e = ::readdir(d)) {
+    long pid = temporary_owner(e->d_name);
+    if (pid <= 0 || pid == static_cast<long>(::getpid())) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    ::unlinkat(::dirfd(d), e->d_name, 0);
+  }
+  ::closedir(d);
+  errno = saved;
+}
+
 }  // namespace
+
+std::string AtomicFile::temporary_name(const std::string& dest_path, long pid) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  char suffix[64];
+  std::snprintf(suffix, sizeof suffix, "%s%ld-%s-%08x", kTempMarker, pid, host_tag().c_str(),
+                static_cast<unsigned>(rng()));
+  return dest_path + suffix;
+}
 
 Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const std::string& dest_path, bool durable) {
   std::unique_ptr<AtomicFile> f(new AtomicFile());
   f->durable_ = durable;
   f->dest_ = dest_path;
-  std::random_device rd;
-  for (int attempt = 0; attempt < 16 && f->fd_ < 0; ++attempt) {
-    char suffix[32];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%08x", rd());
-    f->tmp_ = dest_path + suffix;
-    f->fd_ = ::open(f->tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (f->fd_ < 0 && errno != EEXIST) return io_error("cannot create temporary for", dest_path);
+  const std::string dir = dir_of(dest_path);
+  remove_stale_temporaries(dir);
+  // An unnamed inode in the destination's folder: if this process is killed,
+  // the kernel frees it and nothing is left behind. commit() names it.
+  // linkat through /proc/self/fd needs procfs; without it, or on a
+  // filesystem without O_TMPFILE, a named temporary is used instead.
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    f->fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    f->unnamed_ = f->fd_ >= 0;
   }
-  if (f->fd_ < 0) return io_error("cannot create temporary for", dest_path);
+#endif
+  if (f->fd_ < 0) {
+    for (int attempt = 0; attempt < 16 && f->fd_ < 0; ++attempt) {
+      f->tmp_ = own_temporary_name(dest_path);
+      f->fd_ = ::open(f->tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (f->fd_ < 0 && errno != EEXIST) {
+        f->tmp_.clear();
+        return io_error("cannot create temporary for", dest_path);
+      }
+    }
+    if (f->fd_ < 0) {
+      f->tmp_.clear();
+      return io_error("cannot create temporary for", dest_path);
+    }
+  }
   f->buf_.reset(new uint8_t[kBufSize]);
   return f;
 }
@@ -49,7 +134,7 @@ Status AtomicFile::flush() {
     ssize_t n = ::write(fd_, buf_.get() + done, buf_used_ - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return io_error("cannot write", tmp_);
+      return io_error("cannot write the temporary of", dest_);
     }
     done += static_cast<size_t>(n);
   }
@@ -90,7 +175,7 @@ Status AtomicFile::write(std::span<const uint8_t> bytes) {
     ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return io_error("cannot write", tmp_);
+      return io_error("cannot write the temporary of", dest_);
     }
     done += static_cast<size_t>(n);
     written_ += static_cast<size_t>(n);
@@ -117,10 +202,23 @@ Status AtomicFile::commit() {
 Status AtomicFile::seal() {
   if (fd_ < 0) return Status(ErrorCode::invalid_argument, "seal of a closed file '" + dest_ + "'");
   ZT_RETURN_IF_ERROR(flush());
-  if (durable_ && ::fsync(fd_) != 0) return io_error("cannot fsync", tmp_);
+  if (durable_ && ::fsync(fd_) != 0) return io_error("cannot fsync", tmp_.empty() ? dest_ : tmp_);
+  if (unnamed_) {
+    // linkat cannot replace an existing file: link under a temporary name,
+    // then rename that onto the destination as the named path does.
+    char fd_path[64];
+    std::snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd_);
+    for (int attempt = 0; attempt < 16 && tmp_.empty(); ++attempt) {
+      std::string name = own_temporary_name(dest_);
+      if (::linkat(AT_FDCWD, fd_path, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) tmp_ = name;
+      else if (errno != EEXIST) return io_error("cannot link the temporary of", dest_);
+    }
+    if (tmp_.empty()) return io_error("cannot link the temporary of", dest_);
+    unnamed_ = false;
+  }
   if (::close(fd_) != 0) {
     fd_ = -1;
-    return io_error("cannot close", tmp_);
+    return io_error("cannot close the temporary of", dest_);
   }
   fd_ = -1;
   return Status::Ok();

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace zt {
 
@@ -35,12 +36,25 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
     }
     f->data_ = static_cast<const uint8_t*>(p);
   }
-  ::close(fd);  // the mapping stays valid after close
+  f->fd_ = fd;  // the mapping would stay valid without it; check_backed needs the inode
   return std::shared_ptr<const MappedFile>(std::move(f));
+}
+
+Status MappedFile::check_backed(uint64_t end) const {
+  if (fd_ < 0) return Status::Ok();
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0)
+    return Status(ErrorCode::io_error, "cannot stat '" + path_ + "': " + std::strerror(errno));
+  if (static_cast<uint64_t>(st.st_size) < end)
+    return Status(ErrorCode::io_error, "'" + path_ + "' was truncated to " + std::to_string(st.st_size) +
+                                           " bytes while open (mapped " + std::to_string(size_) + ", need " +
+                                           std::to_string(end) + ")");
+  return Status::Ok();
 }
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace zt

@@ -1,6 +1,7 @@
 #include "ztensor/reader.h"
 
 #include <cstring>
+#include <new>
 
 #include "common/byteswap.h"
 #include "ztensor/checked_math.h"
@@ -34,6 +35,20 @@ struct OwnedBytes {
   ComponentBytes as_component() { return ComponentBytes{{data.get(), size}, data, false}; }
 };
 
+// The output buffer of a decode. A size that passed every check can still be
+// more than this machine holds: that is limit_exceeded with the size, not an
+// exception.
+Result<OwnedBytes> allocate_output(uint64_t n, const std::string& ctx) {
+  if (n > SIZE_MAX)
+    return Status(ErrorCode::limit_exceeded, ctx + ": decoded size " + std::to_string(n) + " does not fit in memory");
+  try {
+    return OwnedBytes(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::limit_exceeded,
+                  ctx + ": cannot allocate " + std::to_string(n) + " bytes for the decoded component");
+  }
+}
+
 }  // namespace
 
 Reader::~Reader() = default;
@@ -41,8 +56,9 @@ Reader::~Reader() = default;
 Result<std::unique_ptr<Reader>> Reader::open(const std::string& path, ReadOptions options) {
   ZT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
   auto bytes = file->bytes();
-  auto r = open_memory(bytes, std::move(file), options);
+  auto r = open_memory(bytes, file, options);
   if (!r.ok()) return Status(r.status().code(), "'" + path + "': " + r.status().message());
+  (*r)->file_ = std::move(file);
   return r;
 }
 
@@ -107,7 +123,11 @@ Result<ComponentBytes> Reader::read_component(std::string_view name, std::string
 Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
-  if (options_.verify_on_read && !c->digest.empty())
+  ZT_RETURN_IF_ERROR(check_backed(*c));
+  // Bytes we decode anyway are checked by default (as ztensor 1.2.x did);
+  // raw zero-copy views only when asked, since hashing would read them all.
+  const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
+  if (check && !c->digest.empty())
     ZT_RETURN_IF_ERROR(check_digest(c->digest, stored_bytes(*c), describe(o, std::string(role))));
   return decode_component(o, role, *c);
 }
@@ -159,8 +179,8 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
       ZT_ASSIGN_OR_RETURN(decoded, zstd_decoded_size(stored, cap, ctx));
     }
   }
-  if (decoded > SIZE_MAX) return Status(ErrorCode::limit_exceeded, ctx + ": decoded size does not fit in memory");
-  OwnedBytes out(static_cast<size_t>(decoded));
+  if (!codec) ZT_RETURN_IF_ERROR(zstd_check_declared(stored, decoded, ctx));
+  ZT_ASSIGN_OR_RETURN(OwnedBytes out, allocate_output(decoded, ctx));
   if (codec) {
     ZT_RETURN_IF_ERROR(codec->decode(stored, out.span(), ctx));
   } else {
@@ -172,6 +192,7 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
 
 Status Reader::verify_object(const Object& o) const {
   for (const auto& [role, c] : o.components) {
+    ZT_RETURN_IF_ERROR(check_backed(c));
     if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored_bytes(c), describe(o, role)));
     if (c.encoding != Encoding::raw) {
       auto r = decode_component(o, role, c);  // proves the stream decodes to its declared size
@@ -179,6 +200,11 @@ Status Reader::verify_object(const Object& o) const {
     }
   }
   return Status::Ok();
+}
+
+Status Reader::check_backed(const Component& c) const {
+  // offset + length was checked against the mapping on open.
+  return file_ ? file_->check_backed(c.offset + c.length) : Status::Ok();
 }
 
 Status Reader::verify() const {

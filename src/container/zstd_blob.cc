@@ -1,6 +1,6 @@
 #include "container/zstd_blob.h"
 
-#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findDecompressedSize (stable since 1.3)
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_findDecompressedSize (stable since 1.3), ZSTD_decompressBound (1.4)
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -41,6 +41,26 @@ Status zstd_decode_exact(std::span<const uint8_t> stored, std::span<uint8_t> out
   return Status::Ok();
 }
 
+Status zstd_check_declared(std::span<const uint8_t> stored, uint64_t declared, const std::string& ctx) {
+  // The frame headers state the content size (our writers always record it);
+  // frames that do not state it still bound it by their block count.
+  unsigned long long n = ZSTD_findDecompressedSize(stored.data(), stored.size());
+  if (n == ZSTD_CONTENTSIZE_ERROR) return Status(ErrorCode::corrupt_stream, ctx + ": not a valid zstd stream");
+  if (n != ZSTD_CONTENTSIZE_UNKNOWN) {
+    if (n != declared)
+      return Status(ErrorCode::length_mismatch, ctx + ": uncompressed_length " + std::to_string(declared) +
+                                                    " differs from the zstd frame content size " + std::to_string(n));
+    return Status::Ok();
+  }
+  unsigned long long bound = ZSTD_decompressBound(stored.data(), stored.size());
+  if (bound == ZSTD_CONTENTSIZE_ERROR) return Status(ErrorCode::corrupt_stream, ctx + ": not a valid zstd stream");
+  if (declared > bound)
+    return Status(ErrorCode::length_mismatch, ctx + ": uncompressed_length " + std::to_string(declared) +
+                                                  " is more than the " + std::to_string(stored.size()) +
+                                                  " stored bytes can decode to (at most " + std::to_string(bound) + ")");
+  return Status::Ok();
+}
+
 Result<uint64_t> zstd_decoded_size(std::span<const uint8_t> stored, uint64_t cap, const std::string& ctx) {
   unsigned long long n = ZSTD_findDecompressedSize(stored.data(), stored.size());
   if (n == ZSTD_CONTENTSIZE_ERROR)
@@ -60,7 +80,9 @@ Status zstd_encode_stream(std::span<const uint8_t> data, int level,
   ZSTD_CCtx* c = cctx.get();
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
+  // The frame's own XXH64 (4 bytes): a flipped byte in a component written
+  // without a manifest digest is still caught when it is decoded.
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setPledgedSrcSize(c, data.size());  // records the size in the frame header
   std::vector<uint8_t> chunk(ZSTD_CStreamOutSize());
   ZSTD_inBuffer in{data.data(), data.size(), 0};

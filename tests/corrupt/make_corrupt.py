@@ -318,8 +318,9 @@ def build():
     decoded_sha = "sha256:" + zc.sha256_hex(zc.le_bytes(F32))
     case("digest_over_decoded_not_stored_zstd", v12(lambda m, _: comp_of(m).update(digest=decoded_sha),
                                                     encoding="zstd"),
-         "digest_mismatch", stage="verify", obj="w", role="data",
-         why="§1 digest: 'Checksum of the stored (possibly compressed) bytes'")
+         "digest_mismatch", stage="read", obj="w", role="data",
+         why="§1 digest: 'Checksum of the stored (possibly compressed) bytes'; "
+             "checked whenever a component is decoded")
     case("digest_unknown_algorithm_md5", v12(lambda m, _: comp_of(m).update(digest="md5:" + "00" * 16)),
          "unsupported", stage="verify", obj="w", role="data")
     case("digest_not_text", v12(lambda m, _: comp_of(m).update(digest=5)), "wrong_type", obj="w", role="data")

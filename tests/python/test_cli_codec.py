@@ -7,6 +7,7 @@ written by the real producer (the `safetensors` package).
 """
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -551,6 +552,7 @@ def test_info_ls_verify_diff_json(st_file, tmp_path):
         "objects": len(base_tensors()),
         "components": len(base_tensors()),
         "digests": len(base_tensors()),
+        "unchecked": 0,
         "error": None,
     }
     d = zt_json("diff", st_file, out)
@@ -593,9 +595,19 @@ def test_interrupt_leaves_no_temporary(tmp_path, sig, code):
     src = save(tmp_path / "big.safetensors", big)
     out = tmp_path / "big.zt"
     p = subprocess.Popen([ZT, "compress", src, out, "--effort", "max"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # Wait until the writer's temporary exists, then interrupt.
+    # Wait until the writer's temporary exists (named, or an O_TMPFILE inode
+    # of the folder held open by the process), then interrupt.
+    def writing():
+        if list(tmp_path.glob("big.zt.tmp-*")):
+            return True
+        try:
+            links = [os.readlink(f"/proc/{p.pid}/fd/{fd}") for fd in os.listdir(f"/proc/{p.pid}/fd")]
+        except OSError:
+            return False
+        return any(link.startswith(f"{tmp_path}/#") for link in links)
+
     deadline = time.monotonic() + 120
-    while p.poll() is None and not list(tmp_path.glob("big.zt.tmp-*")) and time.monotonic() < deadline:
+    while p.poll() is None and not writing() and time.monotonic() < deadline:
         time.sleep(0.01)
     if p.poll() is not None:
         pytest.skip("compression finished before it could be interrupted")

@@ -21,7 +21,7 @@ def test_every_code_has_a_class():
              "wrong_type", "unknown_dtype", "unknown_format", "unknown_encoding", "misaligned_offset",
              "offset_out_of_range", "length_mismatch", "shape_overflow", "missing_component",
              "corrupt_stream", "digest_mismatch", "limit_exceeded", "unsupported", "invalid_argument",
-             "not_found", "invalid_structure"]
+             "not_found", "invalid_structure", "internal"]
     assert sorted(errors.CODE_TO_CLASS) == sorted(codes)
     assert errors.from_status("digest_mismatch", "m").code == "digest_mismatch"
     assert str(errors.from_status("not_found", "no object named 'x'")) == "no object named 'x'"
@@ -33,7 +33,7 @@ def test_codes_agree_with_cpp():
 
     for number, name in enumerate(["ok", "io_error", "bad_magic", "manifest_too_large"]):
         assert _core.error_code_name(number) == name
-    for n in range(1, 22):
+    for n in range(1, 23):
         assert _core.error_code_name(n) in errors.CODE_TO_CLASS
 
 

@@ -1,18 +1,11 @@
 /* The C API used from plain C: write a file, read it back, hit an error. */
 #include <stdio.h>
+#include <stdlib.h> /* mkstemp */
 #include <string.h>
 #include <unistd.h>
 
+#include "capi_check.h"
 #include "ztensor/ztensor.h"
-
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      fprintf(stderr, "%s:%d: CHECK failed: %s (%s)\n", __FILE__,      \
-              __LINE__, #cond, zt_last_error());                       \
-      return 1;                                                        \
-    }                                                                  \
-  } while (0)
 
 int main(void) {
   char path[] = "/tmp/zt-capi-XXXXXX";

@@ -1,0 +1,55 @@
+// A killed writer leaves no temporary behind (issue 9): the next writer into
+// the folder removes named temporaries whose writer is gone, and only those.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "test_util.h"
+#include "ztensor/atomic_file.h"
+
+namespace zt {
+namespace {
+
+pid_t dead_pid() {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;  // reaped: no process has it (until the kernel reuses it)
+}
+
+TEST(AtomicFile, NextWriterRemovesStaleTemporariesOfDeadWriters) {
+  test::TempDir dir;
+  const std::string stale = AtomicFile::temporary_name(dir.file("old.zt"), dead_pid());
+  const std::string live = AtomicFile::temporary_name(dir.file("busy.zt"), ::getppid());
+  const std::string own = AtomicFile::temporary_name(dir.file("mine.zt"), ::getpid());
+  const std::string user = dir.file("notes.tmp-123");  // not our naming
+  for (const auto& p : {stale, live, own, user}) test::write_file(p, {1, 2, 3});
+
+  auto f = AtomicFile::create(dir.file("new.zt"));
+  ASSERT_TRUE(f.ok()) << f.status().to_string();
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(own));
+  EXPECT_TRUE(std::filesystem::exists(user));
+  ASSERT_TRUE((*f)->write(std::vector<uint8_t>{7, 8}).ok());
+  ASSERT_TRUE((*f)->commit().ok());
+  EXPECT_EQ(test::read_file(dir.file("new.zt")), (std::vector<uint8_t>{7, 8}));
+  EXPECT_EQ(dir.entries(), 4u);  // new.zt, live, own, user: no temporary of new.zt
+}
+
+TEST(AtomicFile, AbortLeavesNothingAndKeepsTheDestination) {
+  test::TempDir dir;
+  test::write_file(dir.file("a.zt"), {1});
+  {
+    auto f = AtomicFile::create(dir.file("a.zt"));
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->write(std::vector<uint8_t>(3 << 20, 9)).ok());
+  }  // destroyed uncommitted
+  EXPECT_EQ(dir.entries(), 1u);
+  EXPECT_EQ(test::read_file(dir.file("a.zt")), (std::vector<uint8_t>{1}));
+}
+
+}  // namespace
+}  // namespace zt
