@@ -29,6 +29,7 @@ from .errors import (
     ZTensorIOError,
 )
 from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
+from ._slice import TensorSlice
 from ._writer import Writer
 from ._convert import ConvertStats, convert
 
@@ -45,6 +46,7 @@ __all__ = [
     "QuantizedGroup",
     "GgufQuantized",
     "TensorMetadata",
+    "TensorSlice",
     "ZTensorError",
     "FormatError",
     "DigestMismatchError",
