@@ -16,7 +16,7 @@ from typing import List
 import numpy as np
 
 from ._dtypes import torch_dtype
-from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch
+from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
 from .errors import error
 
 # (storage dtype, logical type) -> safetensors' dtype name (get_dtype()).
@@ -46,43 +46,45 @@ class TensorSlice:
     ``safe_open(...).get_slice(name)`` (``get_shape``, ``get_dtype``).
     """
 
-    __slots__ = ("_reader", "_info", "_framework")
+    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework")
 
     def __init__(self, reader: Reader, name: str, framework: str):
         if framework not in _FRAMEWORKS:
             raise error("invalid_argument", f"get_slice('{name}'): framework must be one of {_FRAMEWORKS}, "
                         f"not {framework!r}")
-        info = reader.object(name)  # NotFoundError when absent
-        if info.format != "dense" or "data" not in info.components:
-            raise error("unsupported", f"object '{name}' has format '{info.format}': get_slice takes dense "
-                        f"objects only; use read()")
+        meta = reader._r.dense_meta(name)  # NotFoundError when absent
+        if meta is None:
+            raise error("unsupported", f"object '{name}' has format '{reader.object(name).format}': get_slice "
+                        f"takes dense objects only; use read()")
         self._reader = reader
-        self._info = info
+        self._name = name
+        self._shape, self._storage, self._logical = meta
         self._framework = framework
 
     def get_shape(self) -> List[int]:
-        return list(self._info.shape)
+        return list(self._shape)
 
     def get_dtype(self) -> str:
-        c = self._info.components["data"]
-        return safetensors_dtype_name(c.dtype, c.type)
+        return safetensors_dtype_name(self._storage, self._logical)
 
     def __len__(self) -> int:
-        if not self._info.shape:
+        if not self._shape:
             raise TypeError("len() of a 0-d tensor slice")
-        return self._info.shape[0]
+        return self._shape[0]
 
     def __getitem__(self, key):
         # Raw: a view of the mapping, nothing read yet; compressed: decoded.
-        part = self._reader.read(self._info.name)[key]
+        full = self._reader._r.read_dense_one(self._name)
+        if type(full) is tuple:  # bf16/fp8: storage ints viewed as ml_dtypes
+            full = _typed(*full)
+        part = full[key]
         if self._framework == "numpy":
             return part
-        c = self._info.components["data"]
         # One copy of the selected elements only; C order so torch can view
         # the bytes (numpy cannot hold every torch dtype, see _numpy_to_torch).
         arr = np.array(part, order="C", copy=True)
-        return _numpy_to_torch(arr, torch_dtype(c.dtype, c.type), arr.shape, copy=False)
+        return _numpy_to_torch(arr, torch_dtype(self._storage, self._logical), arr.shape, copy=False)
 
     def __repr__(self) -> str:
-        return (f"<ztensor.TensorSlice {self._info.name!r} shape={self.get_shape()} "
+        return (f"<ztensor.TensorSlice {self._name!r} shape={self.get_shape()} "
                 f"dtype={self.get_dtype()} {self._framework}>")
