@@ -248,3 +248,31 @@ def test_missing_object_and_bad_framework(reader):
         reader.get_slice("nope")
     with pytest.raises(ztensor.ZTensorError, match="framework"):
         reader.get_slice("mat", framework="tf")
+
+
+def test_closed_reader(tmp_path):
+    ztnp.save_file({"t": np.ones((4, 4), np.float32)}, tmp_path / "t.zt")
+    r = ztensor.open(tmp_path / "t.zt")
+    s = r.get_slice("t")
+    view = s[1:3]
+    r.close()
+    with pytest.raises(ztensor.ZTensorError, match="closed"):
+        s[0]
+    with pytest.raises(ztensor.ZTensorError, match="closed"):
+        r.get_slice("t")
+    assert view.sum() == 8  # handed-out views keep the mapping alive
+
+
+def test_verify_on_read_checks_the_whole_component(tmp_path):
+    a = sample(np.float32, (64, 16))
+    with ztensor.Writer(tmp_path / "v.zt") as w:
+        w.add("t", a, checksum="sha256")
+    data = bytearray((tmp_path / "v.zt").read_bytes())
+    at = data.find(a[0].tobytes())
+    data[at] ^= 0xFF  # row 0 corrupt; the slice asks for rows 40:42
+    (tmp_path / "v.zt").write_bytes(bytes(data))
+    with ztensor.open(tmp_path / "v.zt") as r:
+        np.testing.assert_array_equal(r.get_slice("t")[40:42], a[40:42])
+    with ztensor.open(tmp_path / "v.zt", verify=True) as r:
+        with pytest.raises(ztensor.DigestMismatchError):
+            r.get_slice("t")[40:42]
