@@ -196,6 +196,19 @@ nb::object read_dense_one(const PyReader& self, std::string_view name) {
   return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
 }
 
+// Reader.get_slice: (shape, storage dtype, logical type or None) of a dense
+// object, None for any other format; one call instead of object_info's
+// component dicts, since a slice is often taken once per object.
+nb::object dense_meta(const PyReader& self, std::string_view name) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+  const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
+  if (!c) return nb::none();
+  nb::object type = nb::none();
+  if (c->type != zt::LogicalType::none) type = nb::str(zt::logical_type_name(c->type));
+  return nb::make_tuple(shape_tuple(obj.shape), zt::dtype_name(c->dtype), type);
+}
+
 // One tuple per object for bulk metadata: (name, format, shape, dtype, type,
 // offset, length, plain) from the `data` component (None fields when the
 // object has none). `plain` = raw little-endian bytes usable straight from
@@ -333,6 +346,7 @@ void init_reader(nb::module_& m) {
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
       .def("read_dense", &read_dense, nb::arg("names"))
       .def("read_dense_one", &read_dense_one, nb::arg("name"))
+      .def("dense_meta", &dense_meta, nb::arg("name"))
       .def("dequantize", &dequantize, nb::arg("name"))
       .def("verify",
            [](const PyReader& s) {

@@ -31,6 +31,7 @@ from .errors import (
     ZTensorPermissionError,
 )
 from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
+from ._slice import TensorSlice
 from ._writer import Writer
 from ._convert import ConvertStats, convert
 
@@ -47,6 +48,7 @@ __all__ = [
     "QuantizedGroup",
     "GgufQuantized",
     "TensorMetadata",
+    "TensorSlice",
     "ZTensorError",
     "FormatError",
     "DigestMismatchError",

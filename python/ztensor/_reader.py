@@ -405,6 +405,17 @@ class Reader:
         else:
             self._r.verify_object(name)
 
+    def get_slice(self, name: str, framework: str = "numpy"):
+        """A :class:`~ztensor.TensorSlice` of one dense object, indexed lazily
+        like safetensors' ``safe_open(...).get_slice(name)``: ``s[1000:1010]``
+        of a raw object reads only those rows (a view of the file for numpy,
+        a tensor of just those rows for ``framework="torch"``); a compressed
+        object is decoded whole, then sliced. Non-dense objects raise
+        UnsupportedError."""
+        from ._slice import TensorSlice  # imports this module
+
+        return TensorSlice(self, name, framework)
+
     # -- ztensor 1.2.x / safetensors compatible surface ----------------------
     def __getitem__(self, name: str):
         if not isinstance(name, str) or not self._r.has(name):

@@ -1,0 +1,90 @@
+"""Reader.get_slice: safetensors-style lazy indexing of one dense object.
+
+Cost model (README "Slices"): a raw (uncompressed) component is a
+read-only view of the mapped file, so indexing it touches only the pages the
+index selects; rows a:b of a 2-D tensor read (b - a) rows. Compressed
+components (zstd, z4ai) have no random access: each index decodes the whole
+component, then slices it. numpy results of basic indexing on raw data are
+read-only views of the file (like ``Reader.read``); torch results are fresh
+tensors holding only the selected elements.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import numpy as np
+
+from ._dtypes import torch_dtype
+from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
+from .errors import error
+
+# (storage dtype, logical type) -> safetensors' dtype name (get_dtype()).
+_SAFETENSORS_NAMES = {
+    ("f64", None): "F64", ("f32", None): "F32", ("f16", None): "F16", ("bf16", None): "BF16",
+    ("i64", None): "I64", ("i32", None): "I32", ("i16", None): "I16", ("i8", None): "I8",
+    ("u64", None): "U64", ("u32", None): "U32", ("u16", None): "U16", ("u8", None): "U8",
+    ("bool", None): "BOOL",
+    ("u8", "f8_e4m3fn"): "F8_E4M3", ("u8", "f8_e5m2"): "F8_E5M2",
+    ("f32", "complex64"): "C64",
+}
+
+
+def safetensors_dtype_name(storage: str, logical) -> str:
+    """safetensors' name for an element type; types safetensors has no name
+    for (fnuz fp8, complex128, unknown logical types) get ours, upper case."""
+    name = _SAFETENSORS_NAMES.get((storage, logical))
+    return name if name is not None else (logical or storage).upper()
+
+
+class TensorSlice:
+    """One dense object, indexed lazily: ``s[a:b]``, ``s[a:b, c:d]``,
+    ``s[..., 3]``, ``s[i]``, negative indices and steps, with numpy's rules
+    and errors (IndexError for an out-of-range index or too many indices).
+
+    Made by :meth:`ztensor.Reader.get_slice`; mirrors safetensors'
+    ``safe_open(...).get_slice(name)`` (``get_shape``, ``get_dtype``).
+    """
+
+    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework")
+
+    def __init__(self, reader: Reader, name: str, framework: str):
+        if framework not in _FRAMEWORKS:
+            raise error("invalid_argument", f"get_slice('{name}'): framework must be one of {_FRAMEWORKS}, "
+                        f"not {framework!r}")
+        meta = reader._r.dense_meta(name)  # NotFoundError when absent
+        if meta is None:
+            raise error("unsupported", f"object '{name}' has format '{reader.object(name).format}': get_slice "
+                        f"takes dense objects only; use read()")
+        self._reader = reader
+        self._name = name
+        self._shape, self._storage, self._logical = meta
+        self._framework = framework
+
+    def get_shape(self) -> List[int]:
+        return list(self._shape)
+
+    def get_dtype(self) -> str:
+        return safetensors_dtype_name(self._storage, self._logical)
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor slice")
+        return self._shape[0]
+
+    def __getitem__(self, key):
+        # Raw: a view of the mapping, nothing read yet; compressed: decoded.
+        full = self._reader._r.read_dense_one(self._name)
+        if type(full) is tuple:  # bf16/fp8: storage ints viewed as ml_dtypes
+            full = _typed(*full)
+        part = full[key]
+        if self._framework == "numpy":
+            return part
+        # One copy of the selected elements only; C order so torch can view
+        # the bytes (numpy cannot hold every torch dtype, see _numpy_to_torch).
+        arr = np.array(part, order="C", copy=True)
+        return _numpy_to_torch(arr, torch_dtype(self._storage, self._logical), arr.shape, copy=False)
+
+    def __repr__(self) -> str:
+        return (f"<ztensor.TensorSlice {self._name!r} shape={self.get_shape()} "
+                f"dtype={self.get_dtype()} {self._framework}>")
