@@ -56,11 +56,11 @@ test-tsan: build-tsan
 
 # The CLI tests again, against the ASan/UBSan build of zt.
 test-cli-asan: build-asan pydeps
-	ZT_CLI=$(CURDIR)/build-asan/cli/zt UBSAN_OPTIONS=halt_on_error=1 \
+	ZT_NO_SKIPS=1 ZT_CLI=$(CURDIR)/build-asan/cli/zt UBSAN_OPTIONS=halt_on_error=1 \
 	  $(PYTHON) -m pytest -q tests/python/test_cli.py tests/python/test_cli_codec.py
 
 test-python: python pydeps
-	$(PYTHON) -m pytest -q tests/python
+	ZT_NO_SKIPS=1 $(PYTHON) -m pytest -q tests/python
 
 test: test-cpp test-tsan test-fuzz test-python test-cli-asan
 

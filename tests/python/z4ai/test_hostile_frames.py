@@ -68,6 +68,8 @@ def outcome(fn):
         return {"error": None}
     except MemoryError:
         return {"error": "MemoryError"}
+    except z4ai.Z4aiError as e:  # its subclasses name the code's class too (Z4aiLimitError, ...)
+        return {"error": "Z4aiError", "code": e.code, "message": str(e)}
     except ValueError as e:
         return {"error": type(e).__name__, "message": str(e)}
 """

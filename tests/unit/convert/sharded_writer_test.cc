@@ -124,7 +124,10 @@ TEST(ShardedWriter, NothingVisibleBeforeFinishNorAfterAbort) {
   ASSERT_TRUE(w.ok());
   for (const auto& o : objects({4, 4, 4})) ASSERT_TRUE(w.value()->add(spec(o)).ok());
   for (const auto& name : listing(dir)) EXPECT_NE(name.find(".tmp-"), std::string::npos) << name;
-  EXPECT_EQ(listing(dir).size(), 3u);
+  // Two sealed shards wait under temporary names; the third, still being
+  // written, is unnamed where the filesystem has O_TMPFILE.
+  EXPECT_GE(listing(dir).size(), 2u);
+  EXPECT_LE(listing(dir).size(), 3u);
   w.value()->abort();
   EXPECT_TRUE(listing(dir).empty());
 }
