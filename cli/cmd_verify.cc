@@ -100,7 +100,7 @@ Status verify_z4dm(const std::string& path, std::span<const uint8_t> frame, Veri
 }
 
 Status verify_path(const std::string& path, VerifyResult* r) {
-  {
+  if (!is_remote_url(path)) {  // .zstn and model deltas are local files only
     ZT_ASSIGN_OR_RETURN(auto mapped, map_input(path));
     if (z4ai::zstn::is_zstn(mapped->bytes())) return verify_zstn(path, r);
     if (z4ai::is_model_delta(mapped->bytes())) return verify_z4dm(path, mapped->bytes(), r);

@@ -44,6 +44,10 @@ Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path);
 Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
                                                               std::shared_ptr<const void> owner);
 
+// Whether open_source() reads `path` over the network (an http:// or
+// https:// URL, whose extension then decides the format) rather than as a file.
+bool is_remote_url(const std::string& path);
+
 // Opens any supported format, detected by content. .zt files (and the
 // shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and
 // the format's own errors.
