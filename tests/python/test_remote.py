@@ -1,0 +1,150 @@
+"""Lazy reads of .zt files over HTTP (issue 10 section 2) against real
+loopback servers: nginx for range requests (the bytes it served are read
+from its access log, not only the values), and a small http.server handler
+for the faults: a server ignoring Range, 503s, a file changing mid-read.
+"""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import ztensor
+from _cli import ZT, needs_zt
+from _servers import FaultServer, Nginx
+
+BIG = np.arange(4 << 20, dtype=np.float32)  # 16 MiB: read in concurrent parts
+SMALL = np.arange(10, dtype=np.int16)
+# Beyond the requested tensor's bytes, opening and reading may fetch the
+# probe byte, the header magic, the footer and the manifest: a few hundred
+# bytes here, bounded generously (HTTP headers are counted by nginx too).
+OVERHEAD_BYTES = 8192
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("www")
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(root / "m.zt"), checksum="sha256")
+    server = Nginx(root, tmp_path_factory.mktemp("nginx"))
+    yield server
+    server.stop()
+
+
+def served_bytes(server):
+    return sum(sent for _, _, _, sent in server.requests())
+
+
+def component(path, name):
+    out = subprocess.run([ZT, "info", "--json", str(path)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["objects"][name]["components"]["data"]
+
+
+def test_reading_one_small_tensor_fetches_only_its_ranges(served):
+    served.clear_log()
+    r = ztensor.open(served.url("m.zt"))
+    assert r.keys() == ["big", "small"]
+    np.testing.assert_array_equal(r.read("small"), SMALL)
+    log = served.requests()
+    assert log and all(status == 206 and rng.startswith("bytes=") for _, rng, status, _ in log)
+    size = (served.root / "m.zt").stat().st_size
+    assert served_bytes(served) < SMALL.nbytes + OVERHEAD_BYTES < size // 100
+
+
+@needs_zt
+def test_ranges_never_touch_the_unread_tensor(served):
+    big = component(served.root / "m.zt", "big")
+    served.clear_log()
+    np.testing.assert_array_equal(ztensor.open(served.url("m.zt")).read("small"), SMALL)
+    for _, rng, _, _ in served.requests():
+        first, last = map(int, rng[len("bytes="):].split("-"))
+        assert last < big["offset"] or first >= big["offset"] + big["length"], rng
+
+
+def test_large_component_read_in_concurrent_parts(served):
+    served.clear_log()
+    np.testing.assert_array_equal(ztensor.open(served.url("m.zt")).read("big"), BIG)
+    big_parts = [rng for _, rng, _, sent in served.requests() if sent > 1 << 20]
+    assert len(big_parts) >= 2
+    # Everything served once: no whole-file GET, no range fetched twice.
+    assert served_bytes(served) < BIG.nbytes + OVERHEAD_BYTES
+
+
+@needs_zt
+def test_cli_reads_urls(served, tmp_path):
+    url = served.url("m.zt")
+    for cmd in (["ls", url], ["info", url], ["verify", url]):
+        out = subprocess.run([ZT, *cmd], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    assert "big" in subprocess.run([ZT, "ls", url], capture_output=True, text=True).stdout
+    dst = tmp_path / "m.safetensors"
+    out = subprocess.run([ZT, "convert", url, str(dst)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    from safetensors.numpy import load_file
+
+    got = load_file(str(dst))
+    np.testing.assert_array_equal(got["big"], BIG)
+    np.testing.assert_array_equal(got["small"], SMALL)
+
+
+def test_missing_file_is_an_io_error(served):
+    with pytest.raises(ztensor.errors.ZTensorIOError, match="HTTP 404"):
+        ztensor.open(served.url("absent.zt"))
+
+
+def test_remote_formats_other_than_zt_are_refused_clearly(served):
+    with pytest.raises(ztensor.errors.UnsupportedError, match="over HTTP is not supported yet"):
+        ztensor.open(served.url("m.safetensors"))
+
+
+@needs_zt
+def test_digest_checked_on_every_remote_read(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    path = root / "bad.zt"
+    ztensor.numpy.save_file({"small": SMALL}, str(path), checksum="sha256")
+    data = bytearray(path.read_bytes())
+    data[component(path, "small")["offset"]] ^= 0xFF
+    path.write_bytes(bytes(data))
+    ztensor.open(str(path)).read("small")  # locally, unchecked unless asked
+    server = Nginx(root, tmp_path)
+    try:
+        with pytest.raises(ztensor.errors.DigestMismatchError):
+            ztensor.open(server.url("bad.zt")).read("small")
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fault(tmp_path):
+    path = tmp_path / "f.zt"
+    ztensor.numpy.save_file({"small": SMALL}, str(path))
+    server = FaultServer("f.zt", path.read_bytes())
+    yield server
+    server.stop()
+
+
+def test_server_ignoring_range_is_refused(fault):
+    fault.ignore_range = True
+    with pytest.raises(ztensor.errors.UnsupportedError, match="ignores Range"):
+        ztensor.open(fault.url())
+    assert fault.served == 1  # not retried: the whole body is never wanted
+
+
+def test_one_503_is_retried(fault):
+    fault.fail_first = 1
+    np.testing.assert_array_equal(ztensor.open(fault.url()).read("small"), SMALL)
+
+
+def test_retries_are_bounded(fault):
+    fault.fail_first = 100
+    with pytest.raises(ztensor.errors.ZTensorIOError, match="HTTP 503 .gave up after 5 attempts"):
+        ztensor.open(fault.url())
+    assert fault.served == 5
+
+
+def test_file_changing_between_requests_is_an_error(fault):
+    r = ztensor.open(fault.url())
+    fault.change_etag_after = fault.served  # every later reply carries a new ETag
+    with pytest.raises(ztensor.errors.FormatError, match="changed while being read"):
+        r.read("small")
