@@ -60,15 +60,17 @@ Result<std::unique_ptr<Reader>> Reader::open_memory(std::span<const uint8_t> byt
 
 Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const ByteSource> source, ReadOptions options) {
   if (!source) return Status(ErrorCode::invalid_argument, "Reader::open: null ByteSource");
-  if (auto whole = source->mapped(); !whole.empty() || source->size() == 0)
-    return open_memory(whole, source->owner(), options);
   std::unique_ptr<Reader> r(new Reader());
   r->size_ = source->size();
-  r->source_ = std::move(source);
-  // Bytes crossed a network or a store we do not control: check every digest.
-  options.verify_on_read = true;
-  if (Status s = r->load(options); !s.ok())
-    return Status(s.code(), "'" + r->source_->name() + "': " + s.message());
+  if (auto whole = source->mapped(); !whole.empty()) {
+    r->bytes_ = whole;
+    r->owner_ = source->owner();
+  } else {
+    r->source_ = source;
+    // Bytes crossed a network or a store we do not control: check every digest.
+    options.verify_on_read = true;
+  }
+  if (Status s = r->load(options); !s.ok()) return Status(s.code(), "'" + source->name() + "': " + s.message());
   return r;
 }
 
