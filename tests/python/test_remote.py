@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ztensor
+import ztensor.numpy
 from _cli import ZT, needs_zt
 from _servers import FaultServer, Nginx
 
@@ -148,3 +149,15 @@ def test_file_changing_between_requests_is_an_error(fault):
     fault.change_etag_after = fault.served  # every later reply carries a new ETag
     with pytest.raises(ztensor.errors.FormatError, match="changed while being read"):
         r.read("small")
+
+
+def test_numpy_and_torch_load_file_from_a_url(served):
+    import torch
+
+    import ztensor.torch
+
+    got = ztensor.numpy.load_file(served.url("m.zt"))
+    np.testing.assert_array_equal(got["small"], SMALL)
+    t = ztensor.torch.load_file(served.url("m.zt"))
+    assert torch.equal(t["small"], torch.from_numpy(SMALL))
+    assert torch.equal(t["big"], torch.from_numpy(BIG))
