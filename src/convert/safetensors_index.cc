@@ -46,6 +46,16 @@ Result<SafetensorsSource> open_safetensors_file(const std::string& path) {
   return src;
 }
 
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source) {
+  SafetensorsSource src;
+  const std::string name = source ? source->name() : std::string();
+  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(std::move(source)));
+  merge_metadata(src, *f, name);
+  src.paths.push_back(name);
+  src.shards.push_back(std::move(f));
+  return src;
+}
+
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path) {
   ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, "safetensors index", "tensor"));
   ShardAgreement agreement(index);

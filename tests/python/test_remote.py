@@ -93,9 +93,42 @@ def test_missing_file_is_an_io_error(served):
         ztensor.open(served.url("absent.zt"))
 
 
-def test_remote_formats_other_than_zt_are_refused_clearly(served):
+def test_remote_formats_not_read_lazily_yet_are_refused_clearly(served):
     with pytest.raises(ztensor.errors.UnsupportedError, match="over HTTP is not supported yet"):
-        ztensor.open(served.url("m.safetensors"))
+        ztensor.open(served.url("m.gguf"))
+
+
+@pytest.fixture(scope="module")
+def served_safetensors(tmp_path_factory):
+    from safetensors.numpy import save_file
+
+    root = tmp_path_factory.mktemp("www_st")
+    save_file({"big": BIG, "small": SMALL}, str(root / "m.safetensors"), metadata={"k": "v"})
+    server = Nginx(root, tmp_path_factory.mktemp("nginx_st"))
+    yield server
+    server.stop()
+
+
+def test_safetensors_url_reads_header_then_only_the_tensor(served_safetensors):
+    server = served_safetensors
+    r = ztensor.open(server.url("m.safetensors"))
+    assert sorted(r.keys()) == ["big", "small"]
+    np.testing.assert_array_equal(r.read("small"), SMALL)
+    size = (server.root / "m.safetensors").stat().st_size
+    assert all(status == 206 for _, _, status, _ in server.requests())
+    assert served_bytes(server) < SMALL.nbytes + OVERHEAD_BYTES < size // 100
+    np.testing.assert_array_equal(r.read("big"), BIG)
+
+
+@needs_zt
+def test_cli_converts_a_safetensors_url_to_zt(served_safetensors, tmp_path):
+    dst = tmp_path / "m.zt"
+    out = subprocess.run([ZT, "convert", served_safetensors.url("m.safetensors"), str(dst)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = ztensor.numpy.load_file(str(dst))
+    np.testing.assert_array_equal(got["big"], BIG)
+    np.testing.assert_array_equal(got["small"], SMALL)
 
 
 @needs_zt
