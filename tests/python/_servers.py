@@ -116,13 +116,15 @@ RANGE = re.compile(r"bytes=(\d+)-(\d+)$")
 class FaultServer:
     """Serves one in-memory file at /<name> with faults set by attributes:
     ignore_range (always 200 with the whole body), fail_first (answer 503
-    this many times first), change_etag_after (serve a new ETag from that
-    request on). `served` counts requests."""
+    this many times first), drop_first (send half the body of this many
+    replies, then close the connection), change_etag_after (serve a new ETag
+    from that request on). `served` counts requests."""
 
     def __init__(self, name, data):
         self.name, self.data = name, data
         self.ignore_range = False
         self.fail_first = 0
+        self.drop_first = 0
         self.change_etag_after = None
         self.served = 0
         self.lock = threading.Lock()
@@ -163,6 +165,16 @@ class FaultServer:
                 self.send_header("ETag", etag)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                with server.lock:
+                    drop = server.drop_first > 0 and len(body) > 1
+                    if drop:
+                        server.drop_first -= 1
+                if drop:
+                    self.wfile.write(body[:len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 try:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):

@@ -170,6 +170,14 @@ def test_one_503_is_retried(fault):
     np.testing.assert_array_equal(ztensor.open(fault.url()).read("small"), SMALL)
 
 
+def test_connection_dropped_mid_body_is_retried(fault):
+    r = ztensor.open(fault.url())
+    before = fault.served
+    fault.drop_first = 1
+    np.testing.assert_array_equal(r.read("small"), SMALL)
+    assert fault.served == before + 2  # the dropped reply, then the retry
+
+
 def test_retries_are_bounded(fault):
     fault.fail_first = 100
     with pytest.raises(ztensor.errors.ZTensorIOError, match="HTTP 503 .gave up after 5 attempts"):
