@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "convert/path_open.h"
 #include "convert/safetensors_index.h"
 #include "convert/safetensors_reader.h"
 #include "convert/safetensors_source.h"
@@ -63,26 +64,30 @@ Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
 // A URL's path, without query and fragment, for its extension.
 std::string url_path(const std::string& url) { return url.substr(0, url.find_first_of("?#")); }
 
-// .zt and safetensors over HTTP range requests; the other formats still
-// need a local file.
+// .zt and safetensors files and their sharded indexes over HTTP range
+// requests; the other formats still need a local file.
 Result<std::unique_ptr<TensorSource>> open_remote(const std::string& url, FileFormat format, bool verify_on_read) {
-  if (format != FileFormat::zt && format != FileFormat::safetensors) {
-    std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
-    why += redact_url(url);
-    why += "': reading ";
-    why += file_format_name(format);
-    why += " over HTTP is not supported yet (only .zt and single .safetensors files are)";
-    return Status(ErrorCode::unsupported, std::move(why));
-  }
-  ZT_ASSIGN_OR_RETURN(auto bytes, open_http(url));
-  if (format == FileFormat::safetensors) {
-    ZT_ASSIGN_OR_RETURN(SafetensorsSource src, open_safetensors_file(std::move(bytes)));
-    return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
-  }
   ReadOptions ro;
   ro.verify_on_read = verify_on_read;
-  ZT_ASSIGN_OR_RETURN(auto reader, Reader::open(std::move(bytes), ro));
-  return std::unique_ptr<TensorSource>(std::move(reader));
+  switch (format) {
+    case FileFormat::zt: {
+      ZT_ASSIGN_OR_RETURN(auto reader, open_zt_path(url, ro));
+      return std::unique_ptr<TensorSource>(std::move(reader));
+    }
+    case FileFormat::zt_index: {
+      ZT_ASSIGN_OR_RETURN(auto set, ZtIndexSource::open(url, ro));
+      return std::unique_ptr<TensorSource>(std::move(set));
+    }
+    case FileFormat::safetensors:
+    case FileFormat::safetensors_index: return open_safetensors(url);
+    default: break;
+  }
+  std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
+  why += redact_url(url);
+  why += "': reading ";
+  why += file_format_name(format);
+  why += " over HTTP is not supported yet (only .zt, safetensors and their sharded indexes are)";
+  return Status(ErrorCode::unsupported, std::move(why));
 }
 
 }  // namespace

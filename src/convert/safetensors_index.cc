@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "convert/path_open.h"
 #include "convert/shard_index.h"
 
 namespace zt {
@@ -39,19 +40,9 @@ uint64_t SafetensorsSource::tensor_bytes() const {
 
 Result<SafetensorsSource> open_safetensors_file(const std::string& path) {
   SafetensorsSource src;
-  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(path));
+  ZT_ASSIGN_OR_RETURN(auto f, open_safetensors_path(path));
   merge_metadata(src, *f, path);
   src.paths.push_back(path);
-  src.shards.push_back(std::move(f));
-  return src;
-}
-
-Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source) {
-  SafetensorsSource src;
-  const std::string name = source ? source->name() : std::string();
-  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(std::move(source)));
-  merge_metadata(src, *f, name);
-  src.paths.push_back(name);
   src.shards.push_back(std::move(f));
   return src;
 }
@@ -62,7 +53,7 @@ Result<SafetensorsSource> open_safetensors_index(const std::string& index_path) 
   SafetensorsSource src;
   for (const std::string& f : index.files) {
     const std::string path = index.shard_path(f);
-    ZT_ASSIGN_OR_RETURN(auto shard, SafetensorsFile::open(path));
+    ZT_ASSIGN_OR_RETURN(auto shard, open_safetensors_path(path));
     for (const auto& t : shard->tensors()) ZT_RETURN_IF_ERROR(agreement.check(f, t.name));
     merge_metadata(src, *shard, path);
     src.paths.push_back(path);

@@ -202,3 +202,40 @@ def test_numpy_and_torch_load_file_from_a_url(served):
     t = ztensor.torch.load_file(served.url("m.zt"))
     assert torch.equal(t["small"], torch.from_numpy(SMALL))
     assert torch.equal(t["big"], torch.from_numpy(BIG))
+
+
+@pytest.fixture(scope="module")
+def served_sets(tmp_path_factory):
+    """A sharded .zt set and a sharded safetensors model, one tensor a shard."""
+    from safetensors.numpy import save_file
+
+    root = tmp_path_factory.mktemp("www_sets")
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(root / "z.zt"), max_shard_size=BIG.nbytes)
+    weight_map = {}
+    for i, (name, arr) in enumerate((("big", BIG), ("small", SMALL)), 1):
+        shard = f"model-0000{i}-of-00002.safetensors"
+        save_file({name: arr}, str(root / shard))
+        weight_map[name] = shard
+    index = {"metadata": {"total_size": BIG.nbytes + SMALL.nbytes}, "weight_map": weight_map}
+    (root / "model.safetensors.index.json").write_text(json.dumps(index))
+    server = Nginx(root, tmp_path_factory.mktemp("nginx_sets"))
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("index", ["z.zt.index.json", "model.safetensors.index.json"])
+def test_sharded_index_url_reads_one_tensor_lazily(served_sets, index):
+    served_sets.clear_log()
+    r = ztensor.open(served_sets.url(index))
+    assert sorted(r.keys()) == ["big", "small"]
+    np.testing.assert_array_equal(r.read("small"), SMALL)
+    # The index is read whole; of the shards only headers and the tensor.
+    assert served_bytes(served_sets) < SMALL.nbytes + 3 * OVERHEAD_BYTES < BIG.nbytes // 100
+    np.testing.assert_array_equal(r.read("big"), BIG)
+
+
+@needs_zt
+def test_cli_lists_a_remote_sharded_set(served_sets):
+    out = subprocess.run([ZT, "ls", served_sets.url("z.zt.index.json")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "big" in out.stdout and "small" in out.stdout
