@@ -98,6 +98,22 @@ def test_remote_formats_not_read_lazily_yet_are_refused_clearly(served):
         ztensor.open(served.url("m.gguf"))
 
 
+def test_npy_url_fetches_the_header_then_the_data(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    arr = np.asfortranarray(np.arange(256 * 1024, dtype=np.float64).reshape(512, 512))
+    np.save(root / "a.npy", arr)
+    server = Nginx(root, tmp_path)
+    try:
+        r = ztensor.open(server.url("a.npy"))
+        assert r.keys() == ["a"]
+        assert served_bytes(server) < OVERHEAD_BYTES + 12 + 10000  # prelude + numpy's header cap
+        np.testing.assert_array_equal(r.read("a"), arr)
+        assert served_bytes(server) < arr.nbytes + 2 * OVERHEAD_BYTES + 10000
+    finally:
+        server.stop()
+
+
 @pytest.fixture(scope="module")
 def served_safetensors(tmp_path_factory):
     from safetensors.numpy import save_file
