@@ -58,8 +58,10 @@ const char* zt_error_name(int code);
 
 /* ---- reading ---------------------------------------------------------- */
 
-/* Opens and validates a .zt file (v1.2, v1.1 or v0.1). verify_on_read != 0
- * checks each component's digest when it is read. */
+/* Opens and validates a .zt file (v1.2, v1.1 or v0.1), by path or by
+ * http:// or https:// URL (read lazily with range requests; every digest
+ * present is then checked). verify_on_read != 0 checks each component's
+ * digest when it is read. */
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
 void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/path_open.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 
@@ -43,7 +44,7 @@ const char* zt_error_name(int code) { return zt::error_code_name(static_cast<zt:
 
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out) {
   if (!path || !out) return fail(zt::ErrorCode::invalid_argument, "path and out must not be NULL");
-  auto r = zt::Reader::open(path, zt::ReadOptions{verify_on_read != 0});
+  auto r = zt::open_zt_path(path, zt::ReadOptions{verify_on_read != 0});  // a path or an http(s) URL
   if (!r.ok()) return fail(r.status());
   *out = new zt_reader{std::move(r).value()};
   return ok();

@@ -255,3 +255,41 @@ def test_cli_lists_a_remote_sharded_set(served_sets):
     out = subprocess.run([ZT, "ls", served_sets.url("z.zt.index.json")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "big" in out.stdout and "small" in out.stdout
+
+
+def find_libztensor():
+    """$ZT_LIB, else the newest build*/src/core/libztensor.so of the repository."""
+    import os
+    from pathlib import Path
+
+    if os.environ.get("ZT_LIB"):
+        return os.environ["ZT_LIB"]
+    repo = Path(__file__).resolve().parents[2]
+    built = sorted(repo.glob("build*/src/core/libztensor.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return str(built[0]) if built else None
+
+
+@pytest.mark.skipif(find_libztensor() is None, reason="libztensor.so not built (or set ZT_LIB)")
+def test_c_api_opens_a_url(served):
+    import ctypes
+
+    lib = ctypes.CDLL(find_libztensor())
+    lib.zt_reader_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
+    lib.zt_reader_count.argtypes = [ctypes.c_void_p]
+    lib.zt_reader_count.restype = ctypes.c_size_t
+    lib.zt_reader_read.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_void_p)]
+    lib.zt_reader_close.argtypes = [ctypes.c_void_p]
+    lib.zt_buffer_free.argtypes = [ctypes.c_void_p]
+    lib.zt_last_error.restype = ctypes.c_char_p
+    reader = ctypes.c_void_p()
+    assert lib.zt_reader_open(served.url("m.zt").encode(), 0, ctypes.byref(reader)) == 0, lib.zt_last_error()
+    try:
+        assert lib.zt_reader_count(reader) == 2
+        data, length, keep = ctypes.c_void_p(), ctypes.c_uint64(), ctypes.c_void_p()
+        assert lib.zt_reader_read(reader, b"small", b"data", ctypes.byref(data), ctypes.byref(length),
+                                  ctypes.byref(keep)) == 0, lib.zt_last_error()
+        np.testing.assert_array_equal(np.frombuffer(ctypes.string_at(data, length.value), np.int16), SMALL)
+        lib.zt_buffer_free(keep)
+    finally:
+        lib.zt_reader_close(reader)
