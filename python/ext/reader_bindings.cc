@@ -12,6 +12,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "array_out.h"
+#include "callback_source.h"
 #include "dtype_convert.h"
 #include "errors.h"
 #include "source_open.h"
@@ -254,6 +255,20 @@ PyReader open_bytes(nb::bytes data, bool verify_on_read) {
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
+// A .zt file read through read(offset, length) -> bytes (fsspec files):
+// the header, footer and manifest now, each component when it is read.
+PyReader open_callback(std::string name, uint64_t size, nb::callable read, bool verify_on_read) {
+  auto source = make_callback_source(std::move(name), size, std::move(read));
+  zt::ReadOptions options;
+  options.verify_on_read = verify_on_read;
+  zt::Result<std::unique_ptr<zt::Reader>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::Reader::open(std::move(source), options);
+  }();
+  check(r.status());
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
 // f32 values of a gguf_quantized object (or a dense f32/f16/bf16 one) in
 // its shape, decoded into a fresh writable array.
 nb::object dequantize(const PyReader& self, const std::string& name) {
@@ -295,6 +310,8 @@ void init_reader(nb::module_& m) {
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_static("open_callback", &open_callback, nb::arg("name"), nb::arg("size"), nb::arg("read"),
+                  nb::arg("verify_on_read") = false)
       .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })
       .def_prop_ro("file_size",
                    [](const PyReader& s) -> uint64_t {

@@ -293,3 +293,43 @@ def test_c_api_opens_a_url(served):
         lib.zt_buffer_free(keep)
     finally:
         lib.zt_reader_close(reader)
+
+
+@needs_zt
+def test_fsspec_url_reads_only_the_requested_ranges(tmp_path, monkeypatch):
+    import fsspec
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    path = tmp_path / "m.zt"
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(path), checksum="sha256")
+    ranges = []
+    cat_file = MemoryFileSystem.cat_file
+
+    def counting_cat_file(self, p, start=None, end=None, **kw):
+        ranges.append((start, end))
+        return cat_file(self, p, start=start, end=end, **kw)
+
+    monkeypatch.setattr(MemoryFileSystem, "cat_file", counting_cat_file)
+    url = f"memory://ztensor-test-{id(ranges)}/m.zt"
+    fs, key = fsspec.core.url_to_fs(url)
+    fs.pipe_file(key, path.read_bytes())
+    try:
+        r = ztensor.open(url)
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+        assert sum(e - s for s, e in ranges) < SMALL.nbytes + OVERHEAD_BYTES < path.stat().st_size // 100
+        np.testing.assert_array_equal(r.read("big"), BIG)
+        # Changed under the reader: remote digests are always checked.
+        data = bytearray(path.read_bytes())
+        big = component(path, "big")
+        data[big["offset"] + 7] ^= 0xFF
+        fs.pipe_file(key, bytes(data))
+        with pytest.raises(ztensor.errors.DigestMismatchError):
+            r.read("big")
+    finally:
+        fs.rm(key)
+
+
+def test_fsspec_file_url_of_a_zt_file(tmp_path):
+    path = tmp_path / "m.zt"
+    ztensor.numpy.save_file({"small": SMALL}, str(path))
+    np.testing.assert_array_equal(ztensor.open(path.as_uri()).read("small"), SMALL)
