@@ -333,3 +333,28 @@ def test_fsspec_file_url_of_a_zt_file(tmp_path):
     path = tmp_path / "m.zt"
     ztensor.numpy.save_file({"small": SMALL}, str(path))
     np.testing.assert_array_equal(ztensor.open(path.as_uri()).read("small"), SMALL)
+
+
+@needs_zt
+def test_cli_convert_of_a_url_keeps_memory_bounded(tmp_path):
+    """zt convert URL out.zt streams object by object: its peak RSS stays
+    far below the file (no local copy of the input, none of the output)."""
+    root = tmp_path / "www"
+    root.mkdir()
+    part = np.arange(1 << 20, dtype=np.float32)  # 4 MiB each, 128 MiB in all
+    ztensor.numpy.save_file({f"t{i:02d}": part + i for i in range(32)}, str(root / "m.zt"))
+    size = (root / "m.zt").stat().st_size
+    server = Nginx(root, tmp_path)
+    try:
+        probe = ("import resource, subprocess, sys; "
+                 "rc = subprocess.run(sys.argv[1:]).returncode; "
+                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024); sys.exit(rc)")
+        out = subprocess.run(["python3", "-c", probe, ZT, "convert", server.url("m.zt"), str(tmp_path / "o.zt")],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        peak = int(out.stdout.split()[-1])
+        assert peak < size // 4, f"peak RSS {peak} for a {size}-byte file"
+    finally:
+        server.stop()
+    got = ztensor.open(str(tmp_path / "o.zt"))
+    np.testing.assert_array_equal(got.read("t31"), part + 31)
