@@ -118,7 +118,9 @@ class FaultServer:
     ignore_range (always 200 with the whole body), fail_first (answer 503
     this many times first), drop_first (send half the body of this many
     replies, then close the connection), change_etag_after (serve a new ETag
-    from that request on). `served` counts requests."""
+    from that request on), shift_range (answer ranges starting this many
+    bytes late, with a truthful Content-Range), grow_after (from that
+    request on, the file has grown by one byte). `served` counts requests."""
 
     def __init__(self, name, data):
         self.name, self.data = name, data
@@ -126,6 +128,8 @@ class FaultServer:
         self.fail_first = 0
         self.drop_first = 0
         self.change_etag_after = None
+        self.shift_range = 0
+        self.grow_after = None
         self.served = 0
         self.lock = threading.Lock()
         server = self
@@ -153,15 +157,19 @@ class FaultServer:
                     return
                 changed = server.change_etag_after is not None and n > server.change_etag_after
                 etag = '"v2"' if changed else '"v1"'
+                data = server.data
+                if server.grow_after is not None and n > server.grow_after:
+                    data = data + b"\0"
                 m = RANGE.match(self.headers.get("Range", ""))
                 if server.ignore_range or not m:
                     self.send_response(200)
-                    body = server.data
+                    body = data
                 else:
-                    a, b = int(m.group(1)), min(int(m.group(2)), len(server.data) - 1)
-                    body = server.data[a:b + 1]
+                    a = min(int(m.group(1)) + server.shift_range, len(data) - 1)
+                    b = min(int(m.group(2)) + server.shift_range, len(data) - 1)
+                    body = data[a:b + 1]
                     self.send_response(206)
-                    self.send_header("Content-Range", f"bytes {a}-{b}/{len(server.data)}")
+                    self.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
                 self.send_header("ETag", etag)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

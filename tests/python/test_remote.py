@@ -201,6 +201,20 @@ def test_retries_are_bounded(fault):
     assert fault.served == 5
 
 
+def test_wrong_content_range_is_refused(fault):
+    r = ztensor.open(fault.url())
+    fault.shift_range = 1
+    with pytest.raises(ztensor.errors.UnsupportedError, match="answered bytes .* with 'bytes"):
+        r.read("small")
+
+
+def test_file_growing_between_requests_is_an_error(fault):
+    r = ztensor.open(fault.url())
+    fault.grow_after = fault.served
+    with pytest.raises(ztensor.errors.FormatError, match="changed size while being read"):
+        r.read("small")
+
+
 def test_file_changing_between_requests_is_an_error(fault):
     r = ztensor.open(fault.url())
     fault.change_etag_after = fault.served  # every later reply carries a new ETag
