@@ -64,8 +64,8 @@ Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
 // A URL's path, without query and fragment, for its extension.
 std::string url_path(const std::string& url) { return url.substr(0, url.find_first_of("?#")); }
 
-// .zt and safetensors files, their sharded indexes and .npy files over HTTP
-// range requests; the other formats still need a local file.
+// .zt and safetensors files, their sharded indexes, .npy and GGUF files over
+// HTTP range requests; the other formats still need a local file.
 Result<std::unique_ptr<TensorSource>> open_remote(const std::string& url, FileFormat format, bool verify_on_read) {
   ReadOptions ro;
   ro.verify_on_read = verify_on_read;
@@ -81,13 +81,14 @@ Result<std::unique_ptr<TensorSource>> open_remote(const std::string& url, FileFo
     case FileFormat::safetensors:
     case FileFormat::safetensors_index: return open_safetensors(url);
     case FileFormat::npy: return open_npy(url);
+    case FileFormat::gguf: return open_gguf(url);
     default: break;
   }
   std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
   why += redact_url(url);
   why += "': reading ";
   why += file_format_name(format);
-  why += " over HTTP is not supported yet (only .zt, safetensors, their sharded indexes and .npy are)";
+  why += " over HTTP is not supported yet (only .zt, safetensors, their sharded indexes, .npy and GGUF are)";
   return Status(ErrorCode::unsupported, std::move(why));
 }
 

@@ -95,7 +95,37 @@ def test_missing_file_is_an_io_error(served):
 
 def test_remote_formats_not_read_lazily_yet_are_refused_clearly(served):
     with pytest.raises(ztensor.errors.UnsupportedError, match="over HTTP is not supported yet"):
-        ztensor.open(served.url("m.gguf"))
+        ztensor.open(served.url("m.npz"))
+
+
+def test_gguf_url_with_a_large_header_reads_it_then_one_tensor(tmp_path):
+    import gguf
+
+    root = tmp_path / "www"
+    root.mkdir()
+    tokens = [f"token-{i:06d}-" + "x" * 20 for i in range(100_000)]  # ~3.5 MB: several header reads
+    w = gguf.GGUFWriter(str(root / "m.gguf"), arch="ztest")
+    w.add_array("tokenizer.ggml.tokens", tokens)
+    w.add_tensor("big", BIG)
+    w.add_tensor("small", SMALL.astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    size = (root / "m.gguf").stat().st_size
+    server = Nginx(root, tmp_path)
+    try:
+        r = ztensor.open(server.url("m.gguf"))
+        assert r.format == "gguf" and sorted(r.keys()) == ["big", "small"]
+        np.testing.assert_array_equal(r.read("small"), SMALL.astype(np.float32))
+        header = size - BIG.nbytes - SMALL.nbytes * 2
+        # The header in growing prefixes (each byte once; the last may run
+        # a little past it), then the tensor: never the 16 MiB one.
+        assert served_bytes(server) < 2 * header + 16 * OVERHEAD_BYTES < size // 2
+        assert all(status == 206 for _, _, status, _ in server.requests())
+        np.testing.assert_array_equal(r.read("big"), BIG)
+    finally:
+        server.stop()
 
 
 def test_npy_url_fetches_the_header_then_the_data(tmp_path):
