@@ -255,15 +255,15 @@ PyReader open_bytes(nb::bytes data, bool verify_on_read) {
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
-// A .zt file read through read(offset, length) -> bytes (fsspec files):
-// the header, footer and manifest now, each component when it is read.
+// A file read through read(offset, length) -> bytes (fsspec files), in the
+// format its name's extension says: headers and manifests now, each
+// component when it is read.
 PyReader open_callback(std::string name, uint64_t size, nb::callable read, bool verify_on_read) {
+  const zt::FileFormat format = zt::format_from_extension(name);
   auto source = make_callback_source(std::move(name), size, std::move(read));
-  zt::ReadOptions options;
-  options.verify_on_read = verify_on_read;
-  zt::Result<std::unique_ptr<zt::Reader>> r = [&] {
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
     nb::gil_scoped_release release;
-    return zt::Reader::open(std::move(source), options);
+    return zt::open_source(std::move(source), format, verify_on_read);
   }();
   check(r.status());
   return make_reader(std::move(r).value(), verify_on_read);

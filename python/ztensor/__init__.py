@@ -40,7 +40,8 @@ def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builti
     or any other format ztensor reads, detected by content (see
     :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read
     lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
-    ``memory://``...) of .zt files through fsspec when it is installed."""
+    ``memory://``...) of .zt, safetensors, GGUF and .npy files through fsspec
+    when it is installed."""
     if is_fsspec_url(path):
         return open_fsspec(path, verify=verify)
     return _open_path(path, verify=verify)

@@ -2,8 +2,9 @@
 
 The core reads http(s) URLs itself (libcurl); any other URL with a scheme
 goes through fsspec when it and the scheme's backend are installed (an
-optional dependency), through the same lazy .zt reader: the header, footer
-and manifest on open, each component's bytes when it is read.
+optional dependency), through the same lazy readers (.zt, safetensors, GGUF,
+.npy, chosen by extension): headers and manifests on open, each component's
+bytes when it is read. Sharded indexes are not read this way yet.
 """
 
 from __future__ import annotations
@@ -27,9 +28,7 @@ def open_fsspec(url: str, *, verify: bool = False) -> Reader:
     except ImportError as e:
         raise UnsupportedError(f"'{url}': reading this URL needs fsspec (pip install fsspec)",
                                "unsupported") from e
-    name = url.split("?", 1)[0]
-    if not name.endswith(".zt"):
-        raise UnsupportedError(f"'{name}': only .zt files are read through fsspec so far", "unsupported")
+    name = url.split("?", 1)[0]  # its extension says the format; the core refuses those it cannot read lazily
     fs, path = fsspec.core.url_to_fs(url)
     size = fs.size(path)
 

@@ -61,35 +61,33 @@ Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
   return Status::Ok();
 }
 
+Status unsupported_remote(const std::string& name, FileFormat format) {
+  std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
+  why += name;
+  why += "': reading ";
+  why += file_format_name(format);
+  why += " from a URL is not supported yet (.zt, safetensors and their sharded indexes, GGUF and .npy are)";
+  return Status(ErrorCode::unsupported, std::move(why));
+}
+
 // A URL's path, without query and fragment, for its extension.
 std::string url_path(const std::string& url) { return url.substr(0, url.find_first_of("?#")); }
 
-// .zt and safetensors files, their sharded indexes, .npy and GGUF files over
-// HTTP range requests; the other formats still need a local file.
+// A URL: the sharded indexes open their shards by URL; one file is read
+// through an HTTP ByteSource.
 Result<std::unique_ptr<TensorSource>> open_remote(const std::string& url, FileFormat format, bool verify_on_read) {
   ReadOptions ro;
   ro.verify_on_read = verify_on_read;
-  switch (format) {
-    case FileFormat::zt: {
-      ZT_ASSIGN_OR_RETURN(auto reader, open_zt_path(url, ro));
-      return std::unique_ptr<TensorSource>(std::move(reader));
-    }
-    case FileFormat::zt_index: {
-      ZT_ASSIGN_OR_RETURN(auto set, ZtIndexSource::open(url, ro));
-      return std::unique_ptr<TensorSource>(std::move(set));
-    }
-    case FileFormat::safetensors:
-    case FileFormat::safetensors_index: return open_safetensors(url);
-    case FileFormat::npy: return open_npy(url);
-    case FileFormat::gguf: return open_gguf(url);
-    default: break;
+  if (format == FileFormat::zt_index) {
+    ZT_ASSIGN_OR_RETURN(auto set, ZtIndexSource::open(url, ro));
+    return std::unique_ptr<TensorSource>(std::move(set));
   }
-  std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
-  why += redact_url(url);
-  why += "': reading ";
-  why += file_format_name(format);
-  why += " over HTTP is not supported yet (only .zt, safetensors, their sharded indexes, .npy and GGUF are)";
-  return Status(ErrorCode::unsupported, std::move(why));
+  if (format == FileFormat::safetensors_index) return open_safetensors(url);
+  if (format != FileFormat::zt && format != FileFormat::safetensors && format != FileFormat::gguf &&
+      format != FileFormat::npy)
+    return unsupported_remote(redact_url(url), format);
+  ZT_ASSIGN_OR_RETURN(auto bytes, open_http(url));
+  return open_source(std::move(bytes), format, verify_on_read);
 }
 
 }  // namespace
@@ -181,6 +179,26 @@ Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path) 
   ZT_ASSIGN_OR_RETURN(SafetensorsSource src, format == FileFormat::safetensors_index ? open_safetensors_index(path)
                                                                                     : open_safetensors_file(path));
   return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+}
+
+Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSource> source, FileFormat format,
+                                                  bool verify_on_read) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_source: null ByteSource");
+  switch (format) {
+    case FileFormat::zt: {
+      ReadOptions ro;
+      ro.verify_on_read = verify_on_read;
+      ZT_ASSIGN_OR_RETURN(auto reader, Reader::open(std::move(source), ro));
+      return std::unique_ptr<TensorSource>(std::move(reader));
+    }
+    case FileFormat::safetensors: {
+      ZT_ASSIGN_OR_RETURN(SafetensorsSource src, open_safetensors_file(std::move(source)));
+      return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+    }
+    case FileFormat::gguf: return open_gguf(std::move(source));
+    case FileFormat::npy: return open_npy(std::move(source));
+    default: return unsupported_remote(source->name(), format);
+  }
 }
 
 Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,

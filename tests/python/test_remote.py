@@ -94,7 +94,7 @@ def test_missing_file_is_an_io_error(served):
 
 
 def test_remote_formats_not_read_lazily_yet_are_refused_clearly(served):
-    with pytest.raises(ztensor.errors.UnsupportedError, match="over HTTP is not supported yet"):
+    with pytest.raises(ztensor.errors.UnsupportedError, match="from a URL is not supported yet"):
         ztensor.open(served.url("m.npz"))
 
 
@@ -402,3 +402,26 @@ def test_cli_convert_of_a_url_keeps_memory_bounded(tmp_path):
         server.stop()
     got = ztensor.open(str(tmp_path / "o.zt"))
     np.testing.assert_array_equal(got.read("t31"), part + 31)
+
+
+def test_fsspec_url_of_safetensors_and_npy(tmp_path):
+    import fsspec
+    from safetensors.numpy import save as st_save
+
+    fs = fsspec.filesystem("memory")
+    base = f"/ztensor-test-{id(tmp_path)}"
+    fs.pipe_file(base + "/m.safetensors", st_save({"big": BIG, "small": SMALL}))
+    arr = np.arange(12, dtype=np.int32).reshape(3, 4)
+    np.save(tmp_path / "a.npy", arr)
+    fs.pipe_file(base + "/a.npy", (tmp_path / "a.npy").read_bytes())
+    try:
+        r = ztensor.open(f"memory://{base}/m.safetensors")
+        assert r.format == "safetensors"
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+        np.testing.assert_array_equal(r.read("big"), BIG)
+        np.testing.assert_array_equal(ztensor.open(f"memory://{base}/a.npy").read("a"), arr)
+        fs.pipe_file(base + "/x.npz", b"PK\x05\x06" + bytes(18))
+        with pytest.raises(ztensor.errors.UnsupportedError, match="from a URL is not supported yet"):
+            ztensor.open(f"memory://{base}/x.npz")
+    finally:
+        fs.rm(base, recursive=True)

@@ -95,8 +95,10 @@ constexpr uint64_t kFirstHeaderReadBytes = uint64_t{1} << 20;
 constexpr uint64_t kHeaderReadGrowth = 4;
 constexpr uint64_t kMaxRemoteHeaderBytes = uint64_t{1} << 30;
 
-Result<std::unique_ptr<TensorSource>> open_gguf_url(const std::string& url, const GgufOptions& options) {
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
+}  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_gguf(std::shared_ptr<const ByteSource> source, const GgufOptions& options) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_gguf: null ByteSource");
   std::vector<uint8_t> prefix;
   for (uint64_t want = std::min(source->size(), kFirstHeaderReadBytes);;
        want = std::min({source->size(), want * kHeaderReadGrowth, kMaxRemoteHeaderBytes})) {
@@ -114,8 +116,6 @@ Result<std::unique_ptr<TensorSource>> open_gguf_url(const std::string& url, cons
   }
 }
 
-}  // namespace
-
 Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> bytes,
                                                        std::shared_ptr<const void> owner,
                                                        const GgufOptions& options) {
@@ -124,7 +124,10 @@ Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> 
 }
 
 Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options) {
-  if (is_http_url(path)) return open_gguf_url(path, options);
+  if (is_http_url(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+    return open_gguf(std::move(source), options);
+  }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
   auto r = open_gguf_memory(bytes, std::move(mapped), options);

@@ -41,11 +41,13 @@ class NpySource final : public IndexedSource {
   std::shared_ptr<const ByteSource> source_;
 };
 
-// A URL: the magic, version and header (at most numpy's header cap) now,
-// the data when it is read.
-Result<std::unique_ptr<TensorSource>> open_npy_url(const std::string& url) {
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
-  const std::string name = std::filesystem::path(redact_url(url)).stem().string();
+}  // namespace
+
+// The magic, version and header (at most numpy's header cap) now, the data
+// when it is read.
+Result<std::unique_ptr<TensorSource>> open_npy(std::shared_ptr<const ByteSource> source) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_npy: null ByteSource");
+  const std::string name = std::filesystem::path(source->name()).stem().string();
   const std::string what = "npy '" + source->name() + "'";
   std::vector<uint8_t> prefix(static_cast<size_t>(std::min(source->size(), npy::kMaxPrefixBytes)));
   ZT_RETURN_IF_ERROR(source->read_at(0, prefix));
@@ -56,8 +58,6 @@ Result<std::unique_ptr<TensorSource>> open_npy_url(const std::string& url) {
                                                   " data bytes but the file holds " + std::to_string(have));
   return std::unique_ptr<TensorSource>(new NpySource({}, nullptr, std::move(h), name, std::move(source)));
 }
-
-}  // namespace
 
 Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> bytes,
                                                       std::shared_ptr<const void> owner, const std::string& name) {
@@ -71,7 +71,10 @@ Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> b
 }
 
 Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path) {
-  if (is_http_url(path)) return open_npy_url(path);
+  if (is_http_url(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+    return open_npy(std::move(source));
+  }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
   auto r = open_npy_memory(bytes, std::move(mapped), std::filesystem::path(path).stem().string());
