@@ -200,3 +200,46 @@ class FaultServer:
     def stop(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class MotoS3:
+    """moto's S3 server on 127.0.0.1 (moto[server]); its stderr log records
+    each request line and status, so ranged GETs can be checked."""
+
+    def __init__(self, tmp: Path):
+        import sys
+
+        self.port = free_port()
+        self.log_path = tmp / "moto.log"
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            wait_listening(self.port, self.proc)
+        except RuntimeError:
+            self.stop()
+            raise RuntimeError("moto did not start: " + self.log_path.read_text(errors="replace"))
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def requests(self):
+        """[(request line, status)] of the access log."""
+        self.log.flush()
+        out = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            m = re.search(r'"((?:GET|HEAD|PUT|POST) [^"]*)" (\d{3})', line)
+            if m:
+                out.append((m.group(1), int(m.group(2))))
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=STARTUP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()

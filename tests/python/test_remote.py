@@ -425,3 +425,30 @@ def test_fsspec_url_of_safetensors_and_npy(tmp_path):
             ztensor.open(f"memory://{base}/x.npz")
     finally:
         fs.rm(base, recursive=True)
+
+
+def test_s3_url_through_fsspec_against_moto(tmp_path, monkeypatch):
+    import boto3
+    import fsspec
+
+    from _servers import MotoS3
+
+    server = MotoS3(tmp_path)
+    try:
+        for k, v in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"),
+                     ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", server.endpoint)):
+            monkeypatch.setenv(k, v)
+        fsspec.config.conf.pop("s3", None)
+        path = tmp_path / "m.zt"
+        ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(path), checksum="sha256")
+        s3 = boto3.client("s3", endpoint_url=server.endpoint)
+        s3.create_bucket(Bucket="models")
+        s3.upload_file(str(path), "models", "m.zt")
+        before = len(server.requests())
+        r = ztensor.open("s3://models/m.zt")
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+        gets = [(line, status) for line, status in server.requests()[before:] if line.startswith("GET /models/m.zt")]
+        assert gets and all(status == 206 for _, status in gets)  # every object read was a range
+        np.testing.assert_array_equal(r.read("big"), BIG)
+    finally:
+        server.stop()
