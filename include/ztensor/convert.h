@@ -48,6 +48,9 @@ Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const ui
 // Whether open_source() reads `path` over the network (an http:// or
 // https:// URL, whose extension then decides the format) rather than as a file.
 bool is_remote_url(const std::string& path);
+// Size in bytes of the file at an http(s) URL (one small request). Errors:
+// io_error, unsupported (the server ignores Range).
+Result<uint64_t> remote_file_size(const std::string& url);
 
 // Opens any supported format, detected by content. .zt files (and the
 // shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and

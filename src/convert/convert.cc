@@ -139,6 +139,11 @@ bool format_supported(FileFormat f) {
 
 bool is_remote_url(const std::string& path) { return is_http_url(path); }
 
+Result<uint64_t> remote_file_size(const std::string& url) {
+  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
+  return source->size();
+}
+
 Result<FileFormat> detect_format(const std::string& path) {
   // A URL is not sniffed (that would cost a request): its path's extension decides.
   if (is_http_url(path)) return format_from_extension(url_path(path));

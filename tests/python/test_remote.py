@@ -452,3 +452,16 @@ def test_s3_url_through_fsspec_against_moto(tmp_path, monkeypatch):
         np.testing.assert_array_equal(r.read("big"), BIG)
     finally:
         server.stop()
+
+
+@needs_zt
+def test_cli_info_and_compress_report_the_remote_size(served_safetensors, tmp_path):
+    url = served_safetensors.url("m.safetensors")
+    size = (served_safetensors.root / "m.safetensors").stat().st_size
+    out = subprocess.run([ZT, "info", "--json", url], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["file_size"] == size
+    out = subprocess.run([ZT, "compress", url, str(tmp_path / "c.zt"), "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["input_bytes"] == size
+    np.testing.assert_array_equal(ztensor.open(str(tmp_path / "c.zt")).read("small"), SMALL)
