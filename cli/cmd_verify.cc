@@ -113,8 +113,8 @@ bool starts_with_zstn(const std::string& path) {
 }
 
 Status verify_path(const std::string& path, VerifyResult* r) {
-  if (starts_with_zstn(path)) return verify_zstn(path, r);  // sniffed without mapping: the file may shrink
-  {
+  if (!is_remote_url(path)) {  // .zstn and model deltas are local files only
+    if (starts_with_zstn(path)) return verify_zstn(path, r);  // sniffed without mapping: the file may shrink
     ZT_ASSIGN_OR_RETURN(auto mapped, map_input(path));
     if (z4ai::is_model_delta(mapped->bytes())) return verify_z4dm(path, mapped->bytes(), r);
   }

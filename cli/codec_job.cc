@@ -11,6 +11,7 @@
 #include <future>
 
 #include "ztensor/atomic_file.h"
+#include "ztensor/convert.h"
 #include "progress.h"
 
 namespace zt::cli {
@@ -26,6 +27,10 @@ Status write_atomically(const std::string& path, std::span<const uint8_t> bytes)
 }
 
 uint64_t file_size(const std::string& path) {
+  if (is_remote_url(path)) {
+    auto size = remote_file_size(path);
+    return size.ok() ? size.value() : 0;
+  }
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }

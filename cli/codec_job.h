@@ -27,7 +27,8 @@ Result<std::shared_ptr<const MappedFile>> map_input(const std::string& path);
 // on any error nothing appears at `path`. Errors: io_error.
 Status write_atomically(const std::string& path, std::span<const uint8_t> bytes);
 
-// Size of a file on disk; 0 when it cannot be stat'ed.
+// Bytes of a file, or of the file at an http(s) URL (one small request); 0
+// when it cannot be told.
 uint64_t file_size(const std::string& path);
 
 // Progress a job's worker reports; total 0 means "unknown" (one codec call).

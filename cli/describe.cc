@@ -1,6 +1,6 @@
 #include "describe.h"
 
-#include <sys/stat.h>
+#include "codec_job.h"
 
 
 namespace zt::cli {
@@ -9,13 +9,11 @@ Result<OpenedFile> open_any(const std::string& path) {
   OpenedFile f;
   ZT_ASSIGN_OR_RETURN(f.format, detect_format(path));
   ZT_ASSIGN_OR_RETURN(f.source, open_source(path));
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) f.file_size = static_cast<uint64_t>(st.st_size);
+  f.file_size = file_size(path);  // a URL: one small request
   if (f.format == FileFormat::safetensors_index || f.format == FileFormat::zt_index) {
     f.shards = f.source->shard_paths();
     f.file_size = 0;
-    for (const auto& shard : f.shards)
-      if (::stat(shard.c_str(), &st) == 0) f.file_size += static_cast<uint64_t>(st.st_size);
+    for (const auto& shard : f.shards) f.file_size += file_size(shard);
   }
   return f;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ztensor/byte_source.h"
 #include "ztensor/manifest.h"
 #include "ztensor/source.h"
 #include "ztensor/status.h"
@@ -47,10 +48,25 @@ Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path);
 Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const uint8_t> bytes,
                                                               std::shared_ptr<const void> owner);
 
+// Whether open_source() reads `path` over the network (an http:// or
+// https:// URL, whose extension then decides the format) rather than as a file.
+bool is_remote_url(const std::string& path);
+// Size in bytes of the file at an http(s) URL (one small request). Errors:
+// io_error, unsupported (the server ignores Range).
+Result<uint64_t> remote_file_size(const std::string& url);
+
 // Opens any supported format, detected by content. .zt files (and the
 // shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and
 // the format's own errors.
 Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read = false);
+
+// A .zt, safetensors, GGUF or .npy file over positional reads (an HTTP or
+// fsspec URL), in the given format (chosen by the caller, e.g. from the
+// name's extension): headers and manifests on open, each component's bytes
+// when it is read; .zt digests are always checked. Errors: unsupported
+// (another format), and the format's and the source's errors.
+Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSource> source, FileFormat format,
+                                                  bool verify_on_read = false);
 
 // Called after each object with bytes done so far and the total.
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;

@@ -54,6 +54,11 @@ const GgmlTypeInfo* ggml_type_info(uint32_t id);
 // alignment, overlaps, rows not a multiple of the block size), unknown_dtype,
 // shape_overflow, misaligned_offset, offset_out_of_range.
 Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options = {});
+// Over positional reads (a URL): the header now (in growing prefixes), each
+// tensor when it is read. Errors: those above, limit_exceeded (a header over
+// 1 GiB), and the source's read errors.
+Result<std::unique_ptr<TensorSource>> open_gguf(std::shared_ptr<const ByteSource> source,
+                                                const GgufOptions& options = {});
 // Same over bytes in memory; `owner` keeps them alive (may be null).
 Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> bytes,
                                                        std::shared_ptr<const void> owner,

@@ -33,6 +33,9 @@ struct NpzOptions {
 // (header literal), limit_exceeded (header size), shape_overflow,
 // length_mismatch (data shorter or longer than the shape).
 Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path);
+// Over positional reads (a URL): the header now, the data when it is read;
+// the object is named after the stem of source->name().
+Result<std::unique_ptr<TensorSource>> open_npy(std::shared_ptr<const ByteSource> source);
 Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> bytes,
                                                       std::shared_ptr<const void> owner,
                                                       const std::string& name = "array");

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ztensor/byte_source.h"
 #include "ztensor/manifest.h"
 #include "ztensor/source.h"
 #include "ztensor/status.h"
@@ -44,6 +45,11 @@ class Reader final : public TensorSource {
   static Result<std::unique_ptr<Reader>> open_memory(std::span<const uint8_t> bytes,
                                                      std::shared_ptr<const void> owner,
                                                      ReadOptions options = {});
+  // Over positional reads (an HTTP URL, ...): reads the header magic, the
+  // footer and the manifest on open, then each component's stored bytes when
+  // it is read, nothing else. Digests present are always checked then, as
+  // the bytes crossed a network. A mapped source is read in place.
+  static Result<std::unique_ptr<Reader>> open(std::shared_ptr<const ByteSource> source, ReadOptions options = {});
   ~Reader() override;
   const char* format_name() const override { return "zt"; }
 
@@ -55,12 +61,14 @@ class Reader final : public TensorSource {
   // limit_exceeded, digest_mismatch, unknown_encoding.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
-  // Stored (possibly compressed) bytes of a component: a view into the file.
-  std::span<const uint8_t> stored_bytes(const Component& c) const;
+  // Stored (possibly compressed) bytes of a component: a view into the file,
+  // or read from the ByteSource into memory that `owner` keeps alive.
+  // Errors: the source's read errors.
+  Result<ComponentBytes> stored_bytes(const Component& c) const;
   // Check every digest present; digest_mismatch names the first failure.
   Status verify() const override;
   Status verify_object(const Object& object) const;
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const { return size_; }
 
  private:
   Reader() = default;
@@ -68,8 +76,13 @@ class Reader final : public TensorSource {
   // io_error when the file was truncated under us past this component.
   Status check_backed(const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
-  Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c) const;
-  std::span<const uint8_t> bytes_;
+  Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c,
+                                          const ComponentBytes& stored) const;
+  // Bytes [offset, offset + length) of the file (checked by the caller).
+  Result<ComponentBytes> fetch(uint64_t offset, uint64_t length) const;
+  std::span<const uint8_t> bytes_;  // the whole file when mapped or in memory
+  std::shared_ptr<const ByteSource> source_;  // otherwise
+  uint64_t size_ = 0;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const MappedFile> file_;  // null for open_memory: checked for truncation before a read
   ReadOptions options_;

@@ -77,9 +77,11 @@ const char* zt_error_name(int code);
 
 /* ---- reading ---------------------------------------------------------- */
 
-/* Opens and validates a .zt file (v1.2, v1.1 or v0.1). verify_on_read != 0
- * also checks raw components' digests when they are read (compressed
- * components are checked whenever they are decoded). */
+/* Opens and validates a .zt file (v1.2, v1.1 or v0.1), by path or by
+ * http:// or https:// URL (read lazily with range requests; every digest
+ * present is then checked). verify_on_read != 0 also checks raw components'
+ * digests when they are read (compressed components are checked whenever
+ * they are decoded). */
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
 void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */

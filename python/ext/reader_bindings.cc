@@ -12,6 +12,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "array_out.h"
+#include "callback_source.h"
 #include "dtype_convert.h"
 #include "errors.h"
 #include "source_open.h"
@@ -267,6 +268,20 @@ PyReader open_bytes(nb::bytes data, bool verify_on_read) {
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
+// A file read through read(offset, length) -> bytes (fsspec files), in the
+// format its name's extension says: headers and manifests now, each
+// component when it is read.
+PyReader open_callback(std::string name, uint64_t size, nb::callable read, bool verify_on_read) {
+  const zt::FileFormat format = zt::format_from_extension(name);
+  auto source = make_callback_source(std::move(name), size, std::move(read));
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::open_source(std::move(source), format, verify_on_read);
+  }();
+  check(r.status());
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
 // f32 values of a gguf_quantized object (or a dense f32/f16/bf16 one) in
 // its shape, decoded into a fresh writable array.
 nb::object dequantize(const PyReader& self, const std::string& name) {
@@ -308,6 +323,8 @@ void init_reader(nb::module_& m) {
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_static("open_callback", &open_callback, nb::arg("name"), nb::arg("size"), nb::arg("read"),
+                  nb::arg("verify_on_read") = false)
       .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })
       .def_prop_ro("file_size",
                    [](const PyReader& s) -> uint64_t {

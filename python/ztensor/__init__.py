@@ -30,10 +30,24 @@ from .errors import (
     ZTensorIOError,
     ZTensorPermissionError,
 )
-from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata, open
+from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata
+from ._reader import open as _open_path
 from ._slice import TensorSlice
+from ._fsspec import is_fsspec_url, open_fsspec
 from ._writer import Writer
 from ._convert import ConvertStats, convert
+
+
+def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
+    """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
+    or any other format ztensor reads, detected by content (see
+    :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read
+    lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
+    ``memory://``...) of .zt, safetensors, GGUF and .npy files through fsspec
+    when it is installed."""
+    if is_fsspec_url(path):
+        return open_fsspec(path, verify=verify)
+    return _open_path(path, verify=verify)
 
 __version__ = "0.1.0"
 

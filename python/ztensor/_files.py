@@ -7,6 +7,12 @@ import tempfile
 from typing import Dict, Optional
 
 
+def is_url(path) -> bool:
+    """Whether the core reads `path` over HTTP(S) (see zt::is_remote_url)
+    rather than as a local file that could be mapped."""
+    return isinstance(path, str) and path[:8].lower().startswith(("http://", "https://"))
+
+
 def check_metadata(metadata: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
     """safetensors' rule: metadata is a str -> str dict."""
     if metadata is None:

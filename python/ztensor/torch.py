@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import torch
 
-from ._files import check_metadata, save_to_bytes
+from ._files import check_metadata, is_url, save_to_bytes
 from ._reader import Reader, load_all_torch
 from ._writer import Writer
 
@@ -88,7 +88,10 @@ def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = 
 
 
 def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu") -> Dict[str, torch.Tensor]:
-    with Reader(filename) as r:
+    # A URL cannot be mapped into torch storage: verified reads make
+    # load_all_torch read each tensor through the core (remote reads check
+    # every digest anyway).
+    with Reader(filename, verify=is_url(filename)) as r:
         return load_all_torch(r, device)
 
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/path_open.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 
@@ -133,7 +134,7 @@ int zt_reader_open(const char* path, int verify_on_read, zt_reader** out) {
   *out = nullptr;
   if (!path) return null_argument("zt_reader_open", "path");
   return guarded("zt_reader_open", [&] {
-    auto r = zt::Reader::open(path, zt::ReadOptions{verify_on_read != 0});
+    auto r = zt::open_zt_path(path, zt::ReadOptions{verify_on_read != 0});  // a path or an http(s) URL
     if (!r.ok()) return fail(r.status());
     *out = new zt_reader{std::move(r).value()};
     return ok();

@@ -1,5 +1,7 @@
 #include "ztensor/reader.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -66,24 +68,51 @@ Result<std::unique_ptr<Reader>> Reader::open_memory(std::span<const uint8_t> byt
                                                     std::shared_ptr<const void> owner, ReadOptions options) {
   std::unique_ptr<Reader> r(new Reader());
   r->bytes_ = bytes;
+  r->size_ = bytes.size();
   r->owner_ = std::move(owner);
   ZT_RETURN_IF_ERROR(r->load(options));
   return r;
 }
 
+Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const ByteSource> source, ReadOptions options) {
+  if (!source) return Status(ErrorCode::invalid_argument, "Reader::open: null ByteSource");
+  std::unique_ptr<Reader> r(new Reader());
+  r->size_ = source->size();
+  if (auto whole = source->mapped(); !whole.empty()) {
+    r->bytes_ = whole;
+    r->owner_ = source->owner();
+  } else {
+    r->source_ = source;
+    // Bytes crossed a network or a store we do not control: check every digest.
+    options.verify_on_read = true;
+  }
+  if (Status s = r->load(options); !s.ok()) return Status(s.code(), "'" + source->name() + "': " + s.message());
+  return r;
+}
+
+Result<ComponentBytes> Reader::fetch(uint64_t offset, uint64_t length) const {
+  if (!source_) return ComponentBytes{bytes_.subspan(offset, length), owner_, true};
+  if (length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "a read of " + std::to_string(length) + " bytes does not fit in memory");
+  OwnedBytes out(static_cast<size_t>(length));
+  ZT_RETURN_IF_ERROR(source_->read_at(offset, out.span()));
+  return out.as_component();
+}
+
 Status Reader::load(ReadOptions options) {
   options_ = options;
-  const uint64_t size = bytes_.size();
-  bool v01 = has_magic(bytes_, limits::kMagicV01);
-  if (!v01 && !has_magic(bytes_, limits::kMagicV1))
+  const uint64_t size = size_;
+  ZT_ASSIGN_OR_RETURN(auto head, fetch(0, std::min(size, limits::kMagicSize)));
+  bool v01 = has_magic(head.bytes, limits::kMagicV01);
+  if (!v01 && !has_magic(head.bytes, limits::kMagicV1))
     return Status(ErrorCode::bad_magic, "file does not start with ZTEN1000 (or legacy ZTEN0001)");
   uint64_t tail = v01 ? limits::kFooterSizeV01 : limits::kFooterSize;
   if (size < limits::kMagicSize + tail)
     return Status(ErrorCode::bad_magic, "file of " + std::to_string(size) + " bytes is too short for header and footer (truncated?)");
   // §4 "The magic footer repeats the header ... so readers can detect truncated files."
-  if (!v01 && !has_magic(bytes_.subspan(size - limits::kMagicSize), limits::kMagicV1))
+  ZT_ASSIGN_OR_RETURN(auto footer, fetch(size - tail, tail));
+  if (!v01 && !has_magic(footer.bytes.subspan(tail - limits::kMagicSize), limits::kMagicV1))
     return Status(ErrorCode::bad_magic, "footer magic is not ZTEN1000 (file truncated or not a .zt file)");
-  uint64_t manifest_size = load_u64_le(bytes_.data() + size - tail);
+  uint64_t manifest_size = load_u64_le(footer.bytes.data());
   // §5 step 4: "If manifest_size > 1 GB, abort".
   if (manifest_size > limits::kMaxManifestBytes)
     return Status(ErrorCode::manifest_too_large,
@@ -92,7 +121,8 @@ Status Reader::load(ReadOptions options) {
     return Status(ErrorCode::malformed_manifest, "manifest size " + std::to_string(manifest_size) +
                                                       " does not fit in a file of " + std::to_string(size) + " bytes");
   const uint64_t data_end = size - tail - manifest_size;
-  ZT_ASSIGN_OR_RETURN(CborDoc doc, cbor_parse(bytes_.subspan(data_end, manifest_size), "manifest"));
+  ZT_ASSIGN_OR_RETURN(auto manifest_bytes, fetch(data_end, manifest_size));
+  ZT_ASSIGN_OR_RETURN(CborDoc doc, cbor_parse(manifest_bytes.bytes, "manifest"));
   ZT_ASSIGN_OR_RETURN(ParsedManifest pm, v01 ? parse_manifest_v01(doc) : parse_manifest_v1(doc));
   manifest_ = std::move(pm.manifest);
   index_.reserve(manifest_.objects.size());
@@ -110,8 +140,8 @@ const Object* Reader::find(std::string_view name) const {
   return it == index_.end() ? nullptr : &manifest_.objects[it->second];
 }
 
-std::span<const uint8_t> Reader::stored_bytes(const Component& c) const {
-  return bytes_.subspan(c.offset, c.length);  // bounds checked on open
+Result<ComponentBytes> Reader::stored_bytes(const Component& c) const {
+  return fetch(c.offset, c.length);  // bounds checked on open
 }
 
 Result<ComponentBytes> Reader::read_component(std::string_view name, std::string_view role) const {
@@ -124,21 +154,23 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
   ZT_RETURN_IF_ERROR(check_backed(*c));
+  ZT_ASSIGN_OR_RETURN(auto stored, stored_bytes(*c));
   // Bytes we decode anyway are checked by default (as ztensor 1.2.x did);
   // raw zero-copy views only when asked, since hashing would read them all.
   const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
   if (check && !c->digest.empty())
-    ZT_RETURN_IF_ERROR(check_digest(c->digest, stored_bytes(*c), describe(o, std::string(role))));
-  return decode_component(o, role, *c);
+    ZT_RETURN_IF_ERROR(check_digest(c->digest, stored.bytes, describe(o, std::string(role))));
+  return decode_component(o, role, *c, stored);
 }
 
-Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_view role, const Component& c) const {
+Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_view role, const Component& c,
+                                                const ComponentBytes& stored_component) const {
   const std::string ctx = describe(o, std::string(role));
-  auto stored = stored_bytes(c);
+  const auto stored = stored_component.bytes;
   const size_t width = dtype_width(c.dtype);
 
   if (c.encoding == Encoding::raw) {
-    if (!c.big_endian || width == 1) return ComponentBytes{stored, owner_, true};
+    if (!c.big_endian || width == 1) return stored_component;
     OwnedBytes out(stored.size());
     std::memcpy(out.data.get(), stored.data(), stored.size());
     byteswap_elements(out.data.get(), out.size, width);
@@ -193,9 +225,10 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
 Status Reader::verify_object(const Object& o) const {
   for (const auto& [role, c] : o.components) {
     ZT_RETURN_IF_ERROR(check_backed(c));
-    if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored_bytes(c), describe(o, role)));
+    ZT_ASSIGN_OR_RETURN(auto stored, stored_bytes(c));
+    if (!c.digest.empty()) ZT_RETURN_IF_ERROR(check_digest(c.digest, stored.bytes, describe(o, role)));
     if (c.encoding != Encoding::raw) {
-      auto r = decode_component(o, role, c);  // proves the stream decodes to its declared size
+      auto r = decode_component(o, role, c, stored);  // proves the stream decodes to its declared size
       if (!r.ok()) return r.status();
     }
   }

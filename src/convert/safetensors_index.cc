@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "convert/path_open.h"
 #include "convert/shard_index.h"
 
 namespace zt {
@@ -22,6 +23,14 @@ void merge_metadata(SafetensorsSource& src, const SafetensorsFile& shard, const 
   }
 }
 
+SafetensorsSource one_shard(std::unique_ptr<SafetensorsFile> f, const std::string& path) {
+  SafetensorsSource src;
+  merge_metadata(src, *f, path);
+  src.paths.push_back(path);
+  src.shards.push_back(std::move(f));
+  return src;
+}
+
 }  // namespace
 
 uint64_t SafetensorsSource::tensor_count() const {
@@ -33,17 +42,20 @@ uint64_t SafetensorsSource::tensor_count() const {
 uint64_t SafetensorsSource::tensor_bytes() const {
   uint64_t n = 0;  // each shard's tensors tile a file, so no overflow
   for (const auto& s : shards)
-    for (const auto& t : s->tensors()) n += t.data.size();
+    for (const auto& t : s->tensors()) n += t.end - t.begin;  // t.data is empty for a remote shard
   return n;
 }
 
 Result<SafetensorsSource> open_safetensors_file(const std::string& path) {
-  SafetensorsSource src;
-  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(path));
-  merge_metadata(src, *f, path);
-  src.paths.push_back(path);
-  src.shards.push_back(std::move(f));
-  return src;
+  ZT_ASSIGN_OR_RETURN(auto f, open_safetensors_path(path));
+  return one_shard(std::move(f), path);
+}
+
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_safetensors_file: null ByteSource");
+  const std::string name = source->name();
+  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(std::move(source)));
+  return one_shard(std::move(f), name);
 }
 
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path) {
@@ -52,7 +64,7 @@ Result<SafetensorsSource> open_safetensors_index(const std::string& index_path) 
   SafetensorsSource src;
   for (const std::string& f : index.files) {
     const std::string path = index.shard_path(f);
-    ZT_ASSIGN_OR_RETURN(auto shard, SafetensorsFile::open(path));
+    ZT_ASSIGN_OR_RETURN(auto shard, open_safetensors_path(path));
     for (const auto& t : shard->tensors()) ZT_RETURN_IF_ERROR(agreement.check(f, t.name));
     merge_metadata(src, *shard, path);
     src.paths.push_back(path);

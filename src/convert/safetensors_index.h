@@ -39,7 +39,9 @@ struct SafetensorsSource {
 // shard path leaving the folder, tensor missing from its shard or absent
 // from the map), and every SafetensorsFile error of a shard.
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path);
-// A single file as a one-shard source.
+// A single file (a path or an http(s) URL) as a one-shard source.
 Result<SafetensorsSource> open_safetensors_file(const std::string& path);
+// The same over positional reads; the path is the source's name.
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source);
 
 }  // namespace zt

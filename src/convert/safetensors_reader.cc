@@ -1,6 +1,7 @@
 #include "convert/safetensors_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <unordered_set>
 
@@ -313,28 +314,60 @@ Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::parse(std::span<const 
                                                                 std::shared_ptr<const void> owner) {
   std::unique_ptr<SafetensorsFile> f(new SafetensorsFile());
   f->bytes_ = bytes;
+  f->size_ = bytes.size();
   f->owner_ = std::move(owner);
   ZT_RETURN_IF_ERROR(f->load());
   return f;
 }
 
+Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(std::shared_ptr<const ByteSource> source) {
+  if (!source) return Status(ErrorCode::invalid_argument, "SafetensorsFile::open: null ByteSource");
+  if (auto whole = source->mapped(); !whole.empty()) return parse(whole, source->owner());
+  std::unique_ptr<SafetensorsFile> f(new SafetensorsFile());
+  f->size_ = source->size();
+  f->source_ = source;
+  if (Status s = f->load(); !s.ok()) return Status(s.code(), s.message() + " (in '" + source->name() + "')");
+  return f;
+}
+
+Result<std::span<const uint8_t>> SafetensorsFile::read_span(uint64_t offset, uint64_t length,
+                                                           std::vector<uint8_t>& scratch) const {
+  if (!source_) return bytes_.subspan(offset, length);
+  scratch.resize(length);  // length is capped by the caller (header size limit)
+  ZT_RETURN_IF_ERROR(source_->read_at(offset, scratch));
+  return std::span<const uint8_t>(scratch);
+}
+
+Result<ComponentBytes> SafetensorsFile::tensor_bytes(const SafetensorsTensor& t) const {
+  if (!source_) return ComponentBytes{t.data, owner_, true};
+  const uint64_t length = t.end - t.begin;
+  if (length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "safetensors tensor " + sq(t.name) + " does not fit in memory");
+  auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(length));
+  ZT_RETURN_IF_ERROR(source_->read_at(kSafetensorsPrefixBytes + header_size_ + t.begin, *owned));
+  std::span<const uint8_t> view(owned->data(), owned->size());
+  return ComponentBytes{view, std::move(owned), false};
+}
+
 Status SafetensorsFile::load() {
-  if (bytes_.size() < kSafetensorsPrefixBytes)
-    return Status(ErrorCode::offset_out_of_range, "safetensors file of " + std::to_string(bytes_.size()) +
+  if (size_ < kSafetensorsPrefixBytes)
+    return Status(ErrorCode::offset_out_of_range, "safetensors file of " + std::to_string(size_) +
                                                       " bytes is too short for the 8-byte header size");
+  std::vector<uint8_t> scratch;
+  ZT_ASSIGN_OR_RETURN(auto prefix, read_span(0, kSafetensorsPrefixBytes, scratch));
   uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes_[i];  // little-endian
+  for (int i = 7; i >= 0; --i) n = (n << 8) | prefix[i];  // little-endian
   if (n > kMaxSafetensorsHeaderBytes)
     return Status(ErrorCode::limit_exceeded, "safetensors header size " + std::to_string(n) + " exceeds the cap of " +
                                                  std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
-  const uint64_t after_prefix = bytes_.size() - kSafetensorsPrefixBytes;
+  const uint64_t after_prefix = size_ - kSafetensorsPrefixBytes;
   if (n > after_prefix)
     return Status(ErrorCode::offset_out_of_range, "safetensors header size " + std::to_string(n) +
                                                       " runs past the end of the file (" + std::to_string(after_prefix) +
                                                       " bytes follow the size field)");
   header_size_ = n;
 
-  const auto* first = reinterpret_cast<const char*>(bytes_.data() + kSafetensorsPrefixBytes);
+  ZT_ASSIGN_OR_RETURN(auto header, read_span(kSafetensorsPrefixBytes, n, scratch));
+  const auto* first = reinterpret_cast<const char*>(header.data());
   HeaderSax sax;
   bool ok = nlohmann::json::sax_parse(first, first + n, &sax, nlohmann::json::input_format_t::json, true);
   if (!sax.status.ok()) return sax.status;
@@ -345,7 +378,7 @@ Status SafetensorsFile::load() {
   has_metadata_ = sax.has_metadata;
 
   const uint64_t data_start = kSafetensorsPrefixBytes + n;
-  const uint64_t buffer_size = bytes_.size() - data_start;
+  const uint64_t buffer_size = size_ - data_start;
   for (auto& t : tensors_) ZT_RETURN_IF_ERROR(check_tensor(t, buffer_size));
 
   // The tensors must tile [0, buffer_size) exactly. Zero-size tensors sort
@@ -370,7 +403,7 @@ Status SafetensorsFile::load() {
     expected = t.end;
     prev = &t;
     index_.emplace(t.name, index_.size());
-    t.data = bytes_.subspan(data_start + t.begin, t.end - t.begin);
+    if (!source_) t.data = bytes_.subspan(data_start + t.begin, t.end - t.begin);
   }
   if (expected != buffer_size)
     return Status(ErrorCode::invalid_structure, "safetensors data buffer has " + std::to_string(buffer_size - expected) +

@@ -19,7 +19,9 @@
 #include <utility>
 #include <vector>
 
+#include "ztensor/byte_source.h"
 #include "ztensor/dtype.h"
+#include "ztensor/reader.h"
 #include "ztensor/status.h"
 
 namespace zt {
@@ -40,7 +42,9 @@ struct SafetensorsTensor {
   LogicalType type = LogicalType::none;   // fp8 / complex logical type
   std::vector<uint64_t> shape;
   uint64_t begin = 0, end = 0;  // data_offsets, relative to the data buffer
-  std::span<const uint8_t> data;  // zero-copy view into the file
+  // Zero-copy view into the file; empty when the file is read through a
+  // ByteSource (SafetensorsFile::tensor_bytes reads it then).
+  std::span<const uint8_t> data;
 };
 
 // Mapping between safetensors dtype names and zTensor (dtype, logical type).
@@ -58,6 +62,9 @@ class SafetensorsFile {
   // unsupported (dtype), shape_overflow, length_mismatch (shape vs offsets),
   // invalid_structure (gap, overlap, trailing bytes, duplicate name).
   static Result<std::unique_ptr<SafetensorsFile>> open(const std::string& path);
+  // Over positional reads (an HTTP URL): the size prefix and the header are
+  // read and validated on open; tensor bytes only by tensor_bytes().
+  static Result<std::unique_ptr<SafetensorsFile>> open(std::shared_ptr<const ByteSource> source);
   // Same over bytes in memory; `owner` keeps them alive (may be null).
   static Result<std::unique_ptr<SafetensorsFile>> parse(std::span<const uint8_t> bytes,
                                                         std::shared_ptr<const void> owner);
@@ -69,14 +76,22 @@ class SafetensorsFile {
   bool has_metadata() const { return has_metadata_; }
   const SafetensorsTensor* find(std::string_view name) const;
   uint64_t header_size() const { return header_size_; }
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const { return size_; }
+  // A tensor's bytes: its view of the mapping, or read from the source.
+  // Errors: the source's read errors.
+  Result<ComponentBytes> tensor_bytes(const SafetensorsTensor& t) const;
   // Keeps the mapping alive; share it with views handed to other owners.
   const std::shared_ptr<const void>& owner() const { return owner_; }
 
  private:
   SafetensorsFile() = default;
   Status load();
-  std::span<const uint8_t> bytes_;
+  // Bytes [offset, offset + length): a view of the mapping, or read from
+  // the source into `scratch`.
+  Result<std::span<const uint8_t>> read_span(uint64_t offset, uint64_t length, std::vector<uint8_t>& scratch) const;
+  std::span<const uint8_t> bytes_;  // the whole file when mapped or in memory
+  std::shared_ptr<const ByteSource> source_;  // otherwise
+  uint64_t size_ = 0;
   std::shared_ptr<const void> owner_;
   uint64_t header_size_ = 0;
   std::vector<SafetensorsTensor> tensors_;

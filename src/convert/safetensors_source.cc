@@ -23,7 +23,7 @@ SafetensorsTensorSource::SafetensorsTensorSource(SafetensorsSource src)
 std::vector<std::string> SafetensorsTensorSource::shard_paths() const { return src_.paths; }
 
 Result<ComponentBytes> SafetensorsTensorSource::read_data(size_t slot, const Object&) const {
-  return ComponentBytes{slots_[slot].tensor->data, slots_[slot].shard->owner(), true};
+  return slots_[slot].shard->tensor_bytes(*slots_[slot].tensor);
 }
 
 }  // namespace zt

@@ -1,6 +1,6 @@
 // safetensors files and sharded indexes behind the TensorSource interface:
 // every tensor is a dense object whose `data` is a zero-copy view of its
-// (memory-mapped) shard.
+// (memory-mapped) shard, or read by range from a remote one.
 #pragma once
 
 #include <memory>
@@ -24,7 +24,8 @@ class SafetensorsTensorSource final : public IndexedSource {
   const SafetensorsSource& source() const { return src_; }
 
  private:
-  // Only role "data" exists: a view of the shard. Errors: none.
+  // Only role "data" exists: a view of the shard, or its bytes read from the
+  // shard's ByteSource. Errors: the source's read errors.
   Result<ComponentBytes> read_data(size_t slot, const Object& object) const override;
 
   struct Slot {

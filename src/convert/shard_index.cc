@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convert/path_open.h"
 #include "ztensor/mapped_file.h"
 
 namespace zt {
@@ -57,8 +58,10 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }  // namespace
 
 Result<ShardIndex> read_shard_index(const std::string& path, std::string_view kind, std::string_view noun) {
-  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  return parse_shard_index(mapped->bytes(), path, kind, noun);
+  // A local index is mapped whatever its size (parse_shard_index refuses a
+  // big one); a remote one is not downloaded past the cap.
+  ZT_ASSIGN_OR_RETURN(WholeFile file, read_whole_path(path, kMaxShardIndexBytes));
+  return parse_shard_index(file.bytes, path, kind, noun);
 }
 
 Result<ShardIndex> parse_shard_index(std::span<const uint8_t> bytes, const std::string& path, std::string_view kind,

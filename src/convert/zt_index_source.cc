@@ -1,5 +1,6 @@
 #include "convert/zt_index_source.h"
 
+#include "convert/path_open.h"
 #include "convert/shard_index.h"
 
 namespace zt {
@@ -26,7 +27,7 @@ Result<std::unique_ptr<ZtIndexSource>> ZtIndexSource::open(const std::string& in
   std::unique_ptr<ZtIndexSource> src(new ZtIndexSource());
   for (const std::string& f : index.files) {
     const std::string path = index.shard_path(f);
-    ZT_ASSIGN_OR_RETURN(auto shard, Reader::open(path, options));
+    ZT_ASSIGN_OR_RETURN(auto shard, open_zt_path(path, options));
     for (const auto& o : shard->manifest().objects) ZT_RETURN_IF_ERROR(agreement.check(f, o.name));
     merge_attributes(src->manifest_.attributes, shard->manifest().attributes);
     if (src->manifest_.version.empty()) src->manifest_.version = shard->manifest().version;

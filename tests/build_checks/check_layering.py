@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the layering rule of docs/architecture.md on every #include "...".
 
-common <- container, codec <- convert <- capi <- core; the front ends (cli/,
+common <- container, codec, remote <- convert <- capi <- core; the front ends (cli/,
 python/) include public headers (include/) only. Public headers belong to the
 layer that implements them (LAYER_OF_PUBLIC below). Exits 1 listing every
 include that points up or sideways, 0 otherwise.
@@ -15,9 +15,10 @@ ALLOWED = {
     "common": {"common"},
     "container": {"common", "container"},
     "codec": {"common", "codec"},
-    "convert": {"common", "container", "codec", "convert"},
-    "capi": {"common", "container", "codec", "convert", "capi"},
-    "core": {"common", "container", "codec", "convert", "capi", "core"},
+    "remote": {"common", "remote"},
+    "convert": {"common", "container", "codec", "remote", "convert"},
+    "capi": {"common", "container", "codec", "remote", "convert", "capi"},
+    "core": {"common", "container", "codec", "remote", "convert", "capi", "core"},
 }
 LAYER_OF_PUBLIC = {
     "common": ["status", "export", "atomic_file", "mapped_file", "shape_text", "checked_math",

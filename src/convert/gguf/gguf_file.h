@@ -43,6 +43,10 @@ struct File {
 
 // Whole-file parse and validation (gguf_header.cc).
 Result<File> parse_file(std::span<const uint8_t> bytes, const GgufOptions& options);
+// The same from the first bytes of a file of `file_size` bytes; on error,
+// `*needs_more` says whether the header ran past `prefix` (retry longer).
+Result<File> parse_file(std::span<const uint8_t> prefix, uint64_t file_size, const GgufOptions& options,
+                        bool* needs_more);
 // kv_count key/values into `file->attributes`; sets file->alignment
 // (gguf_kv.cc).
 Status read_kvs(Cursor& cur, uint64_t kv_count, File* file);

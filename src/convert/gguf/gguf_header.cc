@@ -6,7 +6,13 @@
 namespace zt::gguf {
 
 Result<File> parse_file(std::span<const uint8_t> bytes, const GgufOptions& options) {
-  Cursor cur(bytes);
+  bool needs_more = false;
+  return parse_file(bytes, bytes.size(), options, &needs_more);
+}
+
+namespace {
+
+Result<File> parse_with(Cursor& cur, uint64_t file_size, const GgufOptions& options) {
   uint32_t magic = 0, version = 0;
   if (!cur.read(&magic) || magic != kMagic)
     return Status(ErrorCode::bad_magic, "not a GGUF file: the first 4 bytes are not \"GGUF\"");
@@ -26,8 +32,18 @@ Result<File> parse_file(std::span<const uint8_t> bytes, const GgufOptions& optio
   auto start = checked_add(cur.pos(), file.alignment - 1);
   if (!start) return Status(ErrorCode::offset_out_of_range, "gguf data section start overflows");
   file.data_start = *start / file.alignment * file.alignment;
-  ZT_RETURN_IF_ERROR(check_tensor_placement(&file, bytes.size(), options));
+  ZT_RETURN_IF_ERROR(check_tensor_placement(&file, file_size, options));
   return file;
+}
+
+}  // namespace
+
+Result<File> parse_file(std::span<const uint8_t> prefix, uint64_t file_size, const GgufOptions& options,
+                        bool* needs_more) {
+  Cursor cur(prefix, file_size);
+  auto r = parse_with(cur, file_size, options);
+  *needs_more = !r.ok() && cur.ran_out();
+  return r;
 }
 
 }  // namespace zt::gguf

@@ -1,7 +1,10 @@
 // GGUF as a TensorSource: dense objects for plain types, gguf_quantized
 // objects for block-quantized ones; every component is a view of the file.
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
+#include "remote/http_byte_source.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "convert/gguf/gguf_file.h"
@@ -36,8 +39,10 @@ Object make_object(const gguf::TensorInfo& t, uint64_t data_start) {
 
 class GgufSource final : public TensorSource {
  public:
-  GgufSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, gguf::File file)
-      : bytes_(bytes), owner_(std::move(owner)) {
+  // `source` set: components are read from it when asked (`bytes` is empty).
+  GgufSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, gguf::File file,
+             std::shared_ptr<const ByteSource> source = nullptr)
+      : bytes_(bytes), owner_(std::move(owner)), source_(std::move(source)) {
     manifest_.version = "1.2.0";
     manifest_.attributes = std::move(file.attributes);
     manifest_.objects.reserve(file.tensors.size());
@@ -60,6 +65,14 @@ class GgufSource final : public TensorSource {
       return Status(ErrorCode::not_found, "gguf tensor " + gguf::quoted(object.name) + " has no component " +
                                               gguf::quoted(role));
     ComponentBytes out;
+    if (source_ && c->length) {
+      if (c->length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "gguf tensor " + gguf::quoted(object.name) + " does not fit in memory");
+      auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(c->length));
+      ZT_RETURN_IF_ERROR(source_->read_at(c->offset, *owned));
+      out.bytes = std::span<const uint8_t>(owned->data(), owned->size());
+      out.owner = std::move(owned);
+      return out;
+    }
     if (c->length) out.bytes = bytes_.subspan(c->offset, c->length);  // bounds checked at open
     out.owner = owner_;
     out.zero_copy = true;
@@ -70,11 +83,38 @@ class GgufSource final : public TensorSource {
  private:
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<const ByteSource> source_;
   Manifest manifest_;
   std::unordered_map<std::string_view, size_t> index_;
 };
 
+// A remote file's header is read in growing prefixes until it parses: the
+// first read usually covers it, each retry fetches only the new bytes, and
+// a header claiming more than kMaxRemoteHeaderBytes is refused.
+constexpr uint64_t kFirstHeaderReadBytes = uint64_t{1} << 20;
+constexpr uint64_t kHeaderReadGrowth = 4;
+constexpr uint64_t kMaxRemoteHeaderBytes = uint64_t{1} << 30;
+
 }  // namespace
+
+Result<std::unique_ptr<TensorSource>> open_gguf(std::shared_ptr<const ByteSource> source, const GgufOptions& options) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_gguf: null ByteSource");
+  std::vector<uint8_t> prefix;
+  for (uint64_t want = std::min(source->size(), kFirstHeaderReadBytes);;
+       want = std::min({source->size(), want * kHeaderReadGrowth, kMaxRemoteHeaderBytes})) {
+    const size_t have = prefix.size();
+    prefix.resize(static_cast<size_t>(want));
+    ZT_RETURN_IF_ERROR(source->read_at(have, std::span<uint8_t>(prefix).subspan(have)));
+    bool needs_more = false;
+    auto file = gguf::parse_file(prefix, source->size(), options, &needs_more);
+    if (file.ok())
+      return std::unique_ptr<TensorSource>(new GgufSource({}, nullptr, std::move(file).value(), std::move(source)));
+    if (!needs_more) return Status(file.status().code(), file.status().message() + " (in '" + source->name() + "')");
+    if (want == kMaxRemoteHeaderBytes)
+      return Status(ErrorCode::limit_exceeded, "gguf header of '" + source->name() + "' runs past " +
+                                                   std::to_string(kMaxRemoteHeaderBytes) + " bytes");
+  }
+}
 
 Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> bytes,
                                                        std::shared_ptr<const void> owner,
@@ -84,6 +124,10 @@ Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> 
 }
 
 Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options) {
+  if (is_http_url(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+    return open_gguf(std::move(source), options);
+  }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
   auto r = open_gguf_memory(bytes, std::move(mapped), options);

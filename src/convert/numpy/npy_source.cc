@@ -1,6 +1,9 @@
 // A single .npy file as a TensorSource with one dense object.
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
+#include "remote/http_byte_source.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/numpy/npy_array.h"
@@ -11,14 +14,23 @@ namespace {
 
 class NpySource final : public IndexedSource {
  public:
-  NpySource(std::span<const uint8_t> data, std::shared_ptr<const void> owner, npy::Header h, const std::string& name)
-      : IndexedSource("npy:", Miss::joined), data_(data), owner_(std::move(owner)), header_(std::move(h)) {
+  // `source` set: the data is read from it when asked (`data` is empty).
+  NpySource(std::span<const uint8_t> data, std::shared_ptr<const void> owner, npy::Header h, const std::string& name,
+            std::shared_ptr<const ByteSource> source = nullptr)
+      : IndexedSource("npy:", Miss::joined), data_(data), owner_(std::move(owner)), header_(std::move(h)),
+        source_(std::move(source)) {
     manifest_.version = "1.2.0";
     add_object(npy::dense_object(name, header_, header_.data_offset));
   }
   const char* format_name() const override { return "npy"; }
   Result<ComponentBytes> read_data(size_t, const Object&) const override {
-    return npy::to_c_order_le(header_, data_, owner_);
+    if (!source_) return npy::to_c_order_le(header_, data_, owner_);
+    if (header_.data_bytes > SIZE_MAX)
+      return Status(ErrorCode::limit_exceeded, "npy '" + source_->name() + "': data does not fit in memory");
+    auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(header_.data_bytes));
+    ZT_RETURN_IF_ERROR(source_->read_at(header_.data_offset, *owned));
+    std::span<const uint8_t> data(owned->data(), owned->size());
+    return npy::to_c_order_le(header_, data, std::move(owned));
   }
   Status verify() const override { return Status::Ok(); }  // .npy carries no checksum
 
@@ -26,9 +38,26 @@ class NpySource final : public IndexedSource {
   std::span<const uint8_t> data_;
   std::shared_ptr<const void> owner_;
   npy::Header header_;
+  std::shared_ptr<const ByteSource> source_;
 };
 
 }  // namespace
+
+// The magic, version and header (at most numpy's header cap) now, the data
+// when it is read.
+Result<std::unique_ptr<TensorSource>> open_npy(std::shared_ptr<const ByteSource> source) {
+  if (!source) return Status(ErrorCode::invalid_argument, "open_npy: null ByteSource");
+  const std::string name = std::filesystem::path(source->name()).stem().string();
+  const std::string what = "npy '" + source->name() + "'";
+  std::vector<uint8_t> prefix(static_cast<size_t>(std::min(source->size(), npy::kMaxPrefixBytes)));
+  ZT_RETURN_IF_ERROR(source->read_at(0, prefix));
+  ZT_ASSIGN_OR_RETURN(npy::Header h, npy::parse_header(prefix, what));
+  const uint64_t have = source->size() - h.data_offset;
+  if (have != h.data_bytes)
+    return Status(ErrorCode::length_mismatch, what + ": shape needs " + std::to_string(h.data_bytes) +
+                                                  " data bytes but the file holds " + std::to_string(have));
+  return std::unique_ptr<TensorSource>(new NpySource({}, nullptr, std::move(h), name, std::move(source)));
+}
 
 Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> bytes,
                                                       std::shared_ptr<const void> owner, const std::string& name) {
@@ -42,6 +71,10 @@ Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> b
 }
 
 Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path) {
+  if (is_http_url(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+    return open_npy(std::move(source));
+  }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
   auto r = open_npy_memory(bytes, std::move(mapped), std::filesystem::path(path).stem().string());

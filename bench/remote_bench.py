@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Remote reads (issue 10 section 2): a .zt file served by nginx on loopback.
+
+Measured, medians of --reps:
+  curl      `curl -s -o /dev/null URL`: the whole file, the reference.
+  zt whole  ztensor.open(URL), then every tensor read (each dropped after
+            reading, so memory stays one tensor): throughput vs curl's
+            (target >= 0.8x).
+  one       opening the URL and reading its smallest tensor: bytes nginx
+            sent (its access log, headers included) vs that tensor + 1 % of
+            the file (target: less).
+The same for the file as safetensors (ztensor's lazy safetensors path).
+
+File: fp32 tensors of 16 MiB plus a few small ones, --size-mb in all
+(default 1024; --quick: 128). Rerun: `python3 bench/remote_bench.py`
+(results: bench/out/remote.json and bench/out/remote.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "python"))
+
+import ztensor  # noqa: E402
+import ztensor.numpy  # noqa: E402
+from _servers import Nginx  # noqa: E402
+
+TENSOR_MB = 16
+
+
+def make_tensors(size_mb: int):
+    n = max(1, size_mb // TENSOR_MB)
+    out = {f"layer.{i:04d}.weight": np.full(TENSOR_MB << 18, i, dtype=np.float32) for i in range(n)}
+    out["norm.bias"] = np.arange(64, dtype=np.float32)
+    return out
+
+
+def timed(fn, reps):
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def read_all(url):
+    with ztensor.open(url) as r:
+        for name in r.keys():
+            r.read(name)
+
+
+def one_tensor_bytes(server, url, name):
+    server.clear_log()
+    with ztensor.open(url) as r:
+        r.read(name)
+    return sum(sent for _, _, _, sent in server.requests())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size-mb", type=int, default=1024)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    size_mb = 128 if a.quick else a.size_mb
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        root = tmp / "www"
+        root.mkdir()
+        tensors = make_tensors(size_mb)
+        ztensor.numpy.save_file(tensors, str(root / "m.zt"), durable=False)
+        from safetensors.numpy import save_file
+
+        save_file(tensors, str(root / "m.safetensors"))
+        del tensors
+        server = Nginx(root, tmp)
+        try:
+            for name in ("m.zt", "m.safetensors"):
+                url = server.url(name)
+                size = (root / name).stat().st_size
+                curl = timed(lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", url], check=True), a.reps)
+                ours = timed(lambda: read_all(url), a.reps)
+                sent = one_tensor_bytes(server, url, "norm.bias")
+                rows.append({"file": name, "bytes": size, "curl_s": curl, "zt_whole_s": ours,
+                             "curl_MBps": size / curl / 1e6, "zt_MBps": size / ours / 1e6,
+                             "zt_vs_curl": curl / ours, "one_tensor_sent": sent,
+                             "one_tensor_budget": 64 * 4 + size // 100})
+        finally:
+            server.stop()
+    out = REPO / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    (out / "remote.json").write_text(json.dumps(rows, indent=2))
+    lines = ["| file | size | curl MB/s | zt MB/s | zt/curl | one small tensor: bytes sent | budget (tensor + 1 %) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['file']} | {r['bytes'] / 2**20:.0f} MiB | {r['curl_MBps']:.0f} | {r['zt_MBps']:.0f} | "
+                     f"{r['zt_vs_curl']:.2f}x | {r['one_tensor_sent']} | {r['one_tensor_budget']} |")
+    (out / "remote.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""ztensor.open for fsspec URLs (s3://, gs://, hf://, memory://, ...).
+
+The core reads http(s) URLs itself (libcurl); any other URL with a scheme
+goes through fsspec when it and the scheme's backend are installed (an
+optional dependency), through the same lazy readers (.zt, safetensors, GGUF,
+.npy, chosen by extension): headers and manifests on open, each component's
+bytes when it is read. Sharded indexes are not read this way yet.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from ._reader import Reader
+from .errors import UnsupportedError
+
+
+def is_fsspec_url(path) -> bool:
+    """A string with a scheme other than http(s) (those the core reads)."""
+    if not isinstance(path, str) or "://" not in path:
+        return False
+    scheme = path.split("://", 1)[0].lower()
+    return scheme.isidentifier() and scheme not in ("http", "https")
+
+
+def open_fsspec(url: str, *, verify: bool = False) -> Reader:
+    try:
+        import fsspec
+    except ImportError as e:
+        raise UnsupportedError(f"'{url}': reading this URL needs fsspec (pip install fsspec)",
+                               "unsupported") from e
+    name = url.split("?", 1)[0]  # its extension says the format; the core refuses those it cannot read lazily
+    fs, path = fsspec.core.url_to_fs(url)
+    size = fs.size(path)
+
+    def read(offset: int, length: int) -> bytes:
+        return fs.cat_file(path, start=offset, end=offset + length)
+
+    return Reader(None, verify=verify, _core_reader=_core.Reader.open_callback(name, size, read, verify))

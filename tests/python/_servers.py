@@ -1,0 +1,245 @@
+"""Loopback HTTP servers for the remote-read tests.
+
+nginx: the real range server (Debian nginx-light), started on a free port
+with a config written to a temp dir, its access log recording each request's
+Range header, status and bytes sent. FaultServer: a tiny threaded
+http.server handler that serves ranges but can ignore Range, answer 503 a
+given number of times, or change the ETag after some requests.
+"""
+
+import http.server
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+# How long a server may take to accept connections before the fixture fails.
+STARTUP_SECONDS = 20
+
+NGINX_CONF = """
+daemon off;
+master_process off;
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    log_format ranges '$request|$http_range|$status|$bytes_sent';
+    access_log {tmp}/access.log ranges;
+    client_body_temp_path {tmp}/client_body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    types {{ }}
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port};
+        root {root};
+    }}
+}}
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, proc=None):
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {STARTUP_SECONDS} s")
+
+
+class Nginx:
+    """nginx serving `root` on 127.0.0.1; `requests()` parses its access log."""
+
+    def __init__(self, root: Path, tmp: Path):
+        exe = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.root, self.tmp, self.port = root, tmp, free_port()
+        conf = tmp / "nginx.conf"
+        conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port))
+        self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_listening(self.port, self.proc)
+        except RuntimeError:
+            self.stop()
+            raise RuntimeError("nginx did not start: " + (tmp / "startup.log").read_text(errors="replace"))
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def requests(self):
+        """[(request line, Range header, status, bytes sent)] in order."""
+        log = self.tmp / "access.log"
+        if not log.exists():
+            return []
+        out = []
+        for line in log.read_text().splitlines():
+            request, rng, status, sent = line.rsplit("|", 3)
+            out.append((request, rng, int(status), int(sent)))
+        return out
+
+    def clear_log(self):
+        # nginx keeps the file open: truncate it in place.
+        with open(self.tmp / "access.log", "r+") as f:
+            f.truncate(0)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+            try:
+                self.proc.wait(timeout=STARTUP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+RANGE = re.compile(r"bytes=(\d+)-(\d+)$")
+
+
+class FaultServer:
+    """Serves one in-memory file at /<name> with faults set by attributes:
+    ignore_range (always 200 with the whole body), fail_first (answer 503
+    this many times first), drop_first (send half the body of this many
+    replies, then close the connection), change_etag_after (serve a new ETag
+    from that request on), shift_range (answer ranges starting this many
+    bytes late, with a truthful Content-Range), grow_after (from that
+    request on, the file has grown by one byte). `served` counts requests."""
+
+    def __init__(self, name, data):
+        self.name, self.data = name, data
+        self.ignore_range = False
+        self.fail_first = 0
+        self.drop_first = 0
+        self.change_etag_after = None
+        self.shift_range = 0
+        self.grow_after = None
+        self.served = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                with server.lock:
+                    server.served += 1
+                    n = server.served
+                    fail = server.fail_first > 0
+                    if fail:
+                        server.fail_first -= 1
+                if fail:
+                    self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if self.path != "/" + server.name:
+                    self.send_error(404)
+                    return
+                changed = server.change_etag_after is not None and n > server.change_etag_after
+                etag = '"v2"' if changed else '"v1"'
+                data = server.data
+                if server.grow_after is not None and n > server.grow_after:
+                    data = data + b"\0"
+                m = RANGE.match(self.headers.get("Range", ""))
+                if server.ignore_range or not m:
+                    self.send_response(200)
+                    body = data
+                else:
+                    a = min(int(m.group(1)) + server.shift_range, len(data) - 1)
+                    b = min(int(m.group(2)) + server.shift_range, len(data) - 1)
+                    body = data[a:b + 1]
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                with server.lock:
+                    drop = server.drop_first > 0 and len(body) > 1
+                    if drop:
+                        server.drop_first -= 1
+                if drop:
+                    self.wfile.write(body[:len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading a body it did not ask for
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/{self.name}"
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class MotoS3:
+    """moto's S3 server on 127.0.0.1 (moto[server]); its stderr log records
+    each request line and status, so ranged GETs can be checked."""
+
+    def __init__(self, tmp: Path):
+        import sys
+
+        self.port = free_port()
+        self.log_path = tmp / "moto.log"
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            wait_listening(self.port, self.proc)
+        except RuntimeError:
+            self.stop()
+            raise RuntimeError("moto did not start: " + self.log_path.read_text(errors="replace"))
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def requests(self):
+        """[(request line, status)] of the access log."""
+        self.log.flush()
+        out = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            m = re.search(r'"((?:GET|HEAD|PUT|POST) [^"]*)" (\d{3})', line)
+            if m:
+                out.append((m.group(1), int(m.group(2))))
+        return out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=STARTUP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
