@@ -231,6 +231,14 @@ def test_retries_are_bounded(fault):
     assert fault.served == 5
 
 
+def test_redirects_are_followed_to_http_only(fault):
+    moved = fault.url().rsplit("/", 1)[0] + "/moved"
+    np.testing.assert_array_equal(ztensor.open(moved).read("small"), SMALL)  # no extension: sniffed
+    fault.moved_to = "file:///etc/hostname"
+    with pytest.raises(ztensor.errors.ZTensorIOError, match='"file" not supported or disabled'):
+        ztensor.open(moved)
+
+
 def test_wrong_content_range_is_refused(fault):
     r = ztensor.open(fault.url())
     fault.shift_range = 1
