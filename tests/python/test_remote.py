@@ -48,6 +48,9 @@ def test_reading_one_small_tensor_fetches_only_its_ranges(served):
     np.testing.assert_array_equal(r.read("small"), SMALL)
     log = served.requests()
     assert log and all(status == 206 and rng.startswith("bytes=") for _, rng, status, _ in log)
+    # Open: the size probe (which also brings the magic), the footer, the
+    # manifest; then the tensor.
+    assert len(log) == 4, log
     size = (served.root / "m.zt").stat().st_size
     assert served_bytes(served) < SMALL.nbytes + OVERHEAD_BYTES < size // 100
 
@@ -473,3 +476,11 @@ def test_cli_info_and_compress_report_the_remote_size(served_safetensors, tmp_pa
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["input_bytes"] == size
     np.testing.assert_array_equal(ztensor.open(str(tmp_path / "c.zt")).read("small"), SMALL)
+
+
+def test_file_shorter_than_the_probe_is_read_whole(served):
+    (served.root / "tiny.zt").write_bytes(b"ZTEN1")
+    (served.root / "empty.zt").write_bytes(b"")  # nginx: 200 with no body
+    for name in ("tiny.zt", "empty.zt"):
+        with pytest.raises(ztensor.errors.FormatError, match="does not start with ZTEN1000"):
+            ztensor.open(served.url(name))
