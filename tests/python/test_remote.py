@@ -431,6 +431,13 @@ def test_fsspec_url_of_safetensors_and_npy(tmp_path):
         np.testing.assert_array_equal(r.read("small"), SMALL)
         np.testing.assert_array_equal(r.read("big"), BIG)
         np.testing.assert_array_equal(ztensor.open(f"memory://{base}/a.npy").read("a"), arr)
+        import torch
+        from ztensor.torch import load_file as torch_load_file
+
+        got = ztensor.numpy.load_file(f"memory://{base}/m.safetensors")
+        np.testing.assert_array_equal(got["small"], SMALL)
+        t = torch_load_file(f"memory://{base}/m.safetensors")
+        assert torch.equal(t["big"], torch.from_numpy(BIG))
         fs.pipe_file(base + "/x.npz", b"PK\x05\x06" + bytes(18))
         with pytest.raises(ztensor.errors.UnsupportedError, match="from a URL is not supported yet"):
             ztensor.open(f"memory://{base}/x.npz")
