@@ -305,7 +305,7 @@ nb::object dequantize(const PyReader& self, const std::string& name) {
 
 zt::Result<std::unique_ptr<zt::TensorSource>> open_any_source(const std::string& path, bool verify_on_read) {
   ZT_ASSIGN_OR_RETURN(zt::FileFormat format, zt::detect_format(path));
-  if (format != zt::FileFormat::unknown) return zt::open_source(path, verify_on_read);
+  if (format != zt::FileFormat::unknown || zt::is_remote_url(path)) return zt::open_source(path, verify_on_read);
   zt::ReadOptions options;
   options.verify_on_read = verify_on_read;
   auto zt = zt::Reader::open(path, options);

@@ -31,9 +31,8 @@ from .errors import (
     ZTensorPermissionError,
 )
 from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata
-from ._reader import open as _open_path
 from ._slice import TensorSlice
-from ._fsspec import is_fsspec_url, open_fsspec
+from ._fsspec import open_any
 from ._writer import Writer
 from ._convert import ConvertStats, convert
 
@@ -45,9 +44,8 @@ def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builti
     lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
     ``memory://``...) of .zt, safetensors, GGUF and .npy files through fsspec
     when it is installed."""
-    if is_fsspec_url(path):
-        return open_fsspec(path, verify=verify)
-    return _open_path(path, verify=verify)
+    return open_any(path, verify=verify)
+
 
 __version__ = "0.1.0"
 

@@ -22,6 +22,13 @@ def is_fsspec_url(path) -> bool:
     return scheme.isidentifier() and scheme not in ("http", "https")
 
 
+def open_any(path, *, verify: bool = False) -> Reader:
+    """A path, an http(s) URL (the core) or an fsspec URL (here)."""
+    if is_fsspec_url(path):
+        return open_fsspec(path, verify=verify)
+    return Reader(path, verify=verify)
+
+
 def open_fsspec(url: str, *, verify: bool = False) -> Reader:
     try:
         import fsspec

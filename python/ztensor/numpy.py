@@ -19,6 +19,7 @@ from typing import Dict, Optional, Union
 import numpy as np
 
 from ._files import check_metadata, save_to_bytes
+from ._fsspec import open_any
 from ._reader import Reader, load_all_numpy
 from ._writer import Writer
 
@@ -48,7 +49,7 @@ def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = No
 
 
 def load_file(filename: Union[str, os.PathLike]) -> Dict[str, np.ndarray]:
-    with Reader(filename) as r:
+    with open_any(filename) as r:
         return load_all_numpy(r)
 
 

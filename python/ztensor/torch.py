@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 import torch
 
 from ._files import check_metadata, is_url, save_to_bytes
+from ._fsspec import open_any
 from ._reader import Reader, load_all_torch
 from ._writer import Writer
 
@@ -91,7 +92,7 @@ def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.d
     # A URL cannot be mapped into torch storage: verified reads make
     # load_all_torch read each tensor through the core (remote reads check
     # every digest anyway).
-    with Reader(filename, verify=is_url(filename)) as r:
+    with open_any(filename, verify=is_url(filename)) as r:
         return load_all_torch(r, device)
 
 

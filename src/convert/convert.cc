@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "convert/path_open.h"
 #include "convert/safetensors_index.h"
@@ -88,6 +90,37 @@ Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
   return Status::Ok();
 }
 
+// The format the first bytes of a file of `size` bytes show, if any.
+std::optional<FileFormat> sniff_format(const uint8_t* head, size_t n, uint64_t size, const std::string& path) {
+  if (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0) return FileFormat::zt;  // ZTEN1000, legacy ZTEN0001
+  if (n >= 4 && std::memcmp(head, "GGUF", 4) == 0) return FileFormat::gguf;
+  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return FileFormat::npy;
+  if (n >= 4 && (std::memcmp(head, "PK\x03\x04", 4) == 0 || std::memcmp(head, "PK\x05\x06", 4) == 0))
+    return zip_kind(head, n, path);
+  if (n >= 9 && head[8] == '{') {
+    uint64_t header = 0;
+    for (int i = 7; i >= 0; --i) header = (header << 8) | head[i];
+    if (header <= kMaxSafetensorsHeaderBytes && size >= 8 && header <= size - 8) return FileFormat::safetensors;
+  }
+  if (looks_like_onnx(head, n)) return FileFormat::onnx;
+  return std::nullopt;
+}
+
+// A URL's path, without query and fragment, for its extension.
+std::string url_path(const std::string& url) { return url.substr(0, url.find_first_of("?#")); }
+
+// A URL's extension decides when it names a format (no request); otherwise
+// its first bytes are fetched and sniffed like a file's.
+Result<FileFormat> detect_url_format(const std::string& url) {
+  const std::string path = url_path(url);
+  if (FileFormat by_name = format_from_extension(path); by_name != FileFormat::unknown) return by_name;
+  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
+  uint8_t head[kSniffBytes] = {};
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(source->size(), kSniffBytes));
+  ZT_RETURN_IF_ERROR(source->read_at(0, {head, n}));
+  return sniff_format(head, n, source->size(), path).value_or(FileFormat::unknown);
+}
+
 Status unsupported_remote(const std::string& name, FileFormat format) {
   std::string why = "'";  // appended piecewise: GCC 12 warns (falsely) on "'" + string&&
   why += name;
@@ -96,9 +129,6 @@ Status unsupported_remote(const std::string& name, FileFormat format) {
   why += " from a URL is not supported yet (.zt, safetensors and their sharded indexes, GGUF and .npy are)";
   return Status(ErrorCode::unsupported, std::move(why));
 }
-
-// A URL's path, without query and fragment, for its extension.
-std::string url_path(const std::string& url) { return url.substr(0, url.find_first_of("?#")); }
 
 // A URL: the sharded indexes open their shards by URL; one file is read
 // through an HTTP ByteSource.
@@ -172,8 +202,7 @@ Result<uint64_t> remote_file_size(const std::string& url) {
 }
 
 Result<FileFormat> detect_format(const std::string& path) {
-  // A URL is not sniffed (that would cost a request): its path's extension decides.
-  if (is_http_url(path)) return format_from_extension(url_path(path));
+  if (is_http_url(path)) return detect_url_format(path);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
   uint8_t head[kSniffBytes] = {};
@@ -186,18 +215,8 @@ Result<FileFormat> detect_format(const std::string& path) {
   }
   off_t size = ::lseek(fd, 0, SEEK_END);
   ::close(fd);
-  if (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0) return FileFormat::zt;  // ZTEN1000, legacy ZTEN0001
-  if (n >= 4 && std::memcmp(head, "GGUF", 4) == 0) return FileFormat::gguf;
-  if (n >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) return FileFormat::npy;
-  if (n >= 4 && (std::memcmp(head, "PK\x03\x04", 4) == 0 || std::memcmp(head, "PK\x05\x06", 4) == 0))
-    return zip_kind(head, n, path);
-  if (n >= 9 && head[8] == '{') {
-    uint64_t header = 0;
-    for (int i = 7; i >= 0; --i) header = (header << 8) | head[i];
-    if (header <= kMaxSafetensorsHeaderBytes && size >= 8 && header <= static_cast<uint64_t>(size) - 8)
-      return FileFormat::safetensors;
-  }
-  if (looks_like_onnx(head, n)) return FileFormat::onnx;
+  if (auto sniffed = sniff_format(head, n, size < 0 ? 0 : static_cast<uint64_t>(size), path))
+    return *sniffed;
   FileFormat by_name = format_from_extension(path);
   // An index's shards decide what it indexes, whatever the index is called.
   if (by_name == FileFormat::safetensors_index || by_name == FileFormat::zt_index) {

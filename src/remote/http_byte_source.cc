@@ -1,8 +1,10 @@
 #include "remote/http_byte_source.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -22,6 +24,10 @@ constexpr auto kMaxBackoff = std::chrono::milliseconds(2000);
 // concurrent range requests, at most kMaxParallelRequests.
 constexpr uint64_t kMinPartBytes = uint64_t{8} << 20;
 constexpr uint64_t kMaxParallelRequests = 4;
+// The size probe on open fetches the first bytes rather than one: every
+// format's magic (ZTEN1000, GGUF + version, \x93NUMPY + version, the
+// safetensors header size) lies in them, so reading it costs no request.
+constexpr size_t kHeadBytes = 8;
 
 class HttpByteSource final : public ByteSource {
  public:
@@ -47,6 +53,8 @@ class HttpByteSource final : public ByteSource {
   uint64_t size_ = 0;
   std::string etag_;
   std::string last_modified_;
+  std::array<uint8_t, kHeadBytes> head_{};
+  size_t head_size_ = 0;  // min(size, kHeadBytes)
   // Idle handles keep their connections open for the next request.
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<http::Handle>> idle_;
@@ -86,15 +94,22 @@ Status HttpByteSource::exchange(uint64_t first, std::span<uint8_t> out, http::Ra
 }
 
 Status HttpByteSource::open() {
-  uint8_t first_byte = 0;
   http::RangeReply reply;
-  ZT_RETURN_IF_ERROR(exchange(0, {&first_byte, 1}, reply));
-  if (reply.status == 200)
+  ZT_RETURN_IF_ERROR(exchange(0, head_, reply));
+  if (reply.status == 200 && !(reply.received < kHeadBytes && !reply.overflow))
     return fail(ErrorCode::unsupported, "the server ignores Range requests (HTTP 200 instead of 206)");
-  if (reply.status != 206) return fail(ErrorCode::io_error, "HTTP " + std::to_string(reply.status));
-  uint64_t a = 0, b = 0;
-  if (!http::parse_content_range(reply.content_range, a, b, size_) || a != 0 || b != 0)
-    return fail(ErrorCode::unsupported, "unusable Content-Range '" + reply.content_range + "' for bytes 0-0");
+  if (reply.status == 416) return fail(ErrorCode::unsupported, "the file is empty (HTTP 416 for its first bytes)");
+  if (reply.status != 206 && reply.status != 200) return fail(ErrorCode::io_error, "HTTP " + std::to_string(reply.status));
+  if (reply.status == 200) {  // a file shorter than the range: some servers send it whole
+    size_ = head_size_ = static_cast<size_t>(reply.received);
+  } else {
+    uint64_t a = 0, b = 0;
+    if (!http::parse_content_range(reply.content_range, a, b, size_) || a != 0 ||
+        b + 1 != std::min<uint64_t>(size_, kHeadBytes) || reply.received != b + 1)
+      return fail(ErrorCode::unsupported, "unusable Content-Range '" + reply.content_range + "' for bytes 0-" +
+                                              std::to_string(kHeadBytes - 1));
+    head_size_ = static_cast<size_t>(b + 1);
+  }
   etag_ = reply.etag;
   last_modified_ = reply.last_modified;
   return Status::Ok();
@@ -132,6 +147,10 @@ Status HttpByteSource::read_at(uint64_t offset, std::span<uint8_t> out) const {
     return fail(ErrorCode::offset_out_of_range, "bytes " + std::to_string(offset) + "+" + std::to_string(out.size()) +
                                                     " are past the end of a " + std::to_string(size_) + "-byte file");
   if (out.empty()) return Status::Ok();
+  if (offset + out.size() <= head_size_) {
+    std::memcpy(out.data(), head_.data() + offset, out.size());
+    return Status::Ok();
+  }
   const uint64_t parts = std::clamp<uint64_t>(out.size() / kMinPartBytes, 1, kMaxParallelRequests);
   if (parts == 1) return fetch(offset, out);
   // Equal parts, the last one taking the remainder; each writes its own slice.

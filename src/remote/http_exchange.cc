@@ -101,6 +101,10 @@ Status get_range(Handle& h, const std::string& url, uint64_t first, std::span<ui
   curl_easy_reset(c);  // keeps the connection cache, forgets the previous request's options
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+  // Only HTTP(S), also after a redirect (never file://, ftp://, ... from a
+  // server's Location header).
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);

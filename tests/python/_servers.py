@@ -120,7 +120,8 @@ class FaultServer:
     replies, then close the connection), change_etag_after (serve a new ETag
     from that request on), shift_range (answer ranges starting this many
     bytes late, with a truthful Content-Range), grow_after (from that
-    request on, the file has grown by one byte). `served` counts requests."""
+    request on, the file has grown by one byte). /moved answers 302 with
+    Location `moved_to` (default: the file). `served` counts requests."""
 
     def __init__(self, name, data):
         self.name, self.data = name, data
@@ -130,6 +131,7 @@ class FaultServer:
         self.change_etag_after = None
         self.shift_range = 0
         self.grow_after = None
+        self.moved_to = None
         self.served = 0
         self.lock = threading.Lock()
         server = self
@@ -149,6 +151,12 @@ class FaultServer:
                         server.fail_first -= 1
                 if fail:
                     self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if self.path.split("?")[0] == "/moved":
+                    self.send_response(302)
+                    self.send_header("Location", server.moved_to or "/" + server.name)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return

@@ -48,6 +48,9 @@ def test_reading_one_small_tensor_fetches_only_its_ranges(served):
     np.testing.assert_array_equal(r.read("small"), SMALL)
     log = served.requests()
     assert log and all(status == 206 and rng.startswith("bytes=") for _, rng, status, _ in log)
+    # Open: the size probe (which also brings the magic), the footer, the
+    # manifest; then the tensor.
+    assert len(log) == 4, log
     size = (served.root / "m.zt").stat().st_size
     assert served_bytes(served) < SMALL.nbytes + OVERHEAD_BYTES < size // 100
 
@@ -229,6 +232,14 @@ def test_retries_are_bounded(fault):
     with pytest.raises(ztensor.errors.ZTensorIOError, match="HTTP 503 .gave up after 5 attempts"):
         ztensor.open(fault.url())
     assert fault.served == 5
+
+
+def test_redirects_are_followed_to_http_only(fault):
+    moved = fault.url().rsplit("/", 1)[0] + "/moved"
+    np.testing.assert_array_equal(ztensor.open(moved).read("small"), SMALL)  # no extension: sniffed
+    fault.moved_to = "file:///etc/hostname"
+    with pytest.raises(ztensor.errors.ZTensorIOError, match='"file" not supported or disabled'):
+        ztensor.open(moved)
 
 
 def test_wrong_content_range_is_refused(fault):
@@ -420,6 +431,13 @@ def test_fsspec_url_of_safetensors_and_npy(tmp_path):
         np.testing.assert_array_equal(r.read("small"), SMALL)
         np.testing.assert_array_equal(r.read("big"), BIG)
         np.testing.assert_array_equal(ztensor.open(f"memory://{base}/a.npy").read("a"), arr)
+        import torch
+        from ztensor.torch import load_file as torch_load_file
+
+        got = ztensor.numpy.load_file(f"memory://{base}/m.safetensors")
+        np.testing.assert_array_equal(got["small"], SMALL)
+        t = torch_load_file(f"memory://{base}/m.safetensors")
+        assert torch.equal(t["big"], torch.from_numpy(BIG))
         fs.pipe_file(base + "/x.npz", b"PK\x05\x06" + bytes(18))
         with pytest.raises(ztensor.errors.UnsupportedError, match="from a URL is not supported yet"):
             ztensor.open(f"memory://{base}/x.npz")
@@ -465,3 +483,11 @@ def test_cli_info_and_compress_report_the_remote_size(served_safetensors, tmp_pa
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["input_bytes"] == size
     np.testing.assert_array_equal(ztensor.open(str(tmp_path / "c.zt")).read("small"), SMALL)
+
+
+def test_file_shorter_than_the_probe_is_read_whole(served):
+    (served.root / "tiny.zt").write_bytes(b"ZTEN1")
+    (served.root / "empty.zt").write_bytes(b"")  # nginx: 200 with no body
+    for name in ("tiny.zt", "empty.zt"):
+        with pytest.raises(ztensor.errors.FormatError, match="does not start with ZTEN1000"):
+            ztensor.open(served.url(name))
