@@ -3,7 +3,7 @@
 #   make demo   - deps + build + save/load the all-MiniLM-L6-v2 weights as .zt
 #   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python)
 #   make fuzz-long MINUTES=N - every fuzz target N minutes from its kept corpus (fuzz/work/)
-#   make bench  - the benchmarks against safetensors, ztensor 2.1.2, zipnn, PyPI z4ai, zstd, brotli
+#   make bench  - the benchmarks against safetensors, ztensor 2.1.2, zipnn, PyPI z4ai, zstd, brotli, curl
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 JOBS ?= $(shell nproc)
@@ -74,6 +74,9 @@ bench: python pydeps
 	$(PYTHON) bench/container_bench.py
 	$(PYTHON) bench/formats_bench.py
 	$(PYTHON) bench/codec_bench.py
+	$(PYTHON) bench/slice_bench.py
+	$(PYTHON) bench/remote_bench.py
+	$(PYTHON) bench/zstn_memory_bench.py
 
 clean:
 	rm -rf build build-asan build-fuzz
