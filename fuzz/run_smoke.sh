@@ -5,6 +5,9 @@ set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${FUZZ_SECONDS:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# A small ASan quarantine: its default 256 MiB alone would fill half of the
+# 512 MiB RSS limit that makes a size-driven allocation a finding.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32}
 status=0
 for bin in $(find "$build/fuzz" -maxdepth 2 -type f -name '*_fuzz' -perm -u+x | sort); do
   name=$(basename "$bin")

@@ -31,6 +31,9 @@ class MappedFile {
   // return io_error naming both sizes. (A truncation racing the touch itself
   // is not caught.)
   Status check_backed(uint64_t end) const;
+  // Copies bytes [offset, offset + out.size()) with pread instead of touching
+  // the mapping, so a file truncated meanwhile is an io_error, never SIGBUS.
+  Status read_at(uint64_t offset, std::span<uint8_t> out) const;
 
  private:
   MappedFile() = default;

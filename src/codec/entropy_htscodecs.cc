@@ -23,6 +23,21 @@ constexpr size_t kMaxRansScratchBytes = size_t{8} << 20;
 
 unsigned char* in_ptr(std::span<const uint8_t> in) { return const_cast<unsigned char*>(in.data()); }
 
+// The only header flags our encoders write: order 0/1, X32 (rANS), and CAT
+// when coding does not pay. PACK, RLE and STRIPE make htscodecs allocate
+// intermediate buffers sized by the stream's own claims (a 100-byte stream
+// asked for 657 MB under the fuzzer), so a stream using them is refused.
+constexpr uint8_t kRansFlagsWeWrite = 0x01 | RANS_ORDER_X32 | RANS_ORDER_CAT;
+constexpr uint8_t kArithFlagsWeWrite = 0x01 | RANS_ORDER_CAT;  // arith_dynamic shares the flag bits
+
+zt::Status check_flags(std::span<const uint8_t> in, uint8_t allowed, const char* coder) {
+  if (in.empty()) return {zt::ErrorCode::corrupt_stream, std::string("z4ai: empty ") + coder + " stream"};
+  if ((in[0] & ~allowed) != 0)
+    return {zt::ErrorCode::corrupt_stream, std::string("z4ai: ") + coder +
+                                               " stream uses header flags (pack, RLE, stripe or no-size) this codec never writes"};
+  return {};
+}
+
 zt::Status size_error(const char* coder, unsigned got, size_t want) {
   return {zt::ErrorCode::length_mismatch, std::string("z4ai: ") + coder + " stream decodes to " +
                                               std::to_string(got) + " bytes, expected " + std::to_string(want)};
@@ -78,6 +93,7 @@ bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& 
 zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out) {
   if (in.size() > kMaxStreamBytes || out.size() > kMaxStreamBytes)
     return {zt::ErrorCode::limit_exceeded, "z4ai: rANS stream over the 1 GiB stream limit"};
+  if (auto s = check_flags(in, kRansFlagsWeWrite, "rANS"); !s.ok()) return s;
   unsigned out_size = unsigned(out.size());
   if (!rans_uncompress_to_4x16(in_ptr(in), unsigned(in.size()), out.data(), &out_size))
     return {zt::ErrorCode::corrupt_stream, "z4ai: rANS stream does not decode"};
@@ -88,6 +104,7 @@ zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out) {
 zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out) {
   if (in.size() > kMaxStreamBytes || out.size() > kMaxStreamBytes)
     return {zt::ErrorCode::limit_exceeded, "z4ai: arithmetic stream over the 1 GiB stream limit"};
+  if (auto s = check_flags(in, kArithFlagsWeWrite, "arithmetic"); !s.ok()) return s;
   unsigned out_size = unsigned(out.size());
   if (!arith_uncompress_to(in_ptr(in), unsigned(in.size()), out.data(), &out_size))
     return {zt::ErrorCode::corrupt_stream, "z4ai: arithmetic-coded stream does not decode"};

@@ -52,6 +52,20 @@ Status MappedFile::check_backed(uint64_t end) const {
   return Status::Ok();
 }
 
+Status MappedFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status(ErrorCode::io_error, "cannot read '" + path_ + "': " + std::strerror(errno));
+    if (n == 0)
+      return Status(ErrorCode::io_error, "'" + path_ + "' was truncated while open: no bytes at offset " +
+                                             std::to_string(offset + done) + " (mapped " + std::to_string(size_) + ")");
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);

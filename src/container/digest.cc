@@ -22,7 +22,7 @@ bool is_hex(const std::string& s) {
 
 }  // namespace
 
-Status check_digest(const std::string& digest, std::span<const uint8_t> stored, const std::string& ctx) {
+Result<std::unique_ptr<DigestCheck>> DigestCheck::parse(const std::string& digest, const std::string& ctx) {
   auto colon = digest.find(':');
   if (colon == std::string::npos)
     return Status(ErrorCode::wrong_type, ctx + ": digest '" + digest + "' is not of the form algorithm:hex");
@@ -31,25 +31,30 @@ Status check_digest(const std::string& digest, std::span<const uint8_t> stored, 
   if (algo == "sha256") {
     if (hex.size() != 64 || !is_hex(hex))
       return Status(ErrorCode::wrong_type, ctx + ": sha256 digest must be 64 hex digits");
-    std::string actual = to_hex(sha256(stored));
-    if (actual != hex)
-      return Status(ErrorCode::digest_mismatch, ctx + ": sha256 of the stored bytes is " + actual + ", manifest says " + hex);
-    return Status::Ok();
+    return std::unique_ptr<DigestCheck>(new DigestCheck(DigestAlgo::sha256, algo, hex));
   }
   if (algo == "crc32c") {
     if (hex.rfind("0x", 0) == 0) hex = hex.substr(2);  // v0.1 wrote "crc32c:0x1234ABCD"
     if (hex.empty() || hex.size() > 8 || !is_hex(hex))
       return Status(ErrorCode::wrong_type, ctx + ": crc32c digest must be up to 8 hex digits");
-    uint32_t want = static_cast<uint32_t>(std::stoul(hex, nullptr, 16));
-    uint32_t got = crc32c(stored);
-    if (want != got) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "crc32c of the stored bytes is %08x, manifest says %08x", got, want);
-      return Status(ErrorCode::digest_mismatch, ctx + ": " + buf);
-    }
-    return Status::Ok();
+    hex.insert(0, 8 - hex.size(), '0');
+    return std::unique_ptr<DigestCheck>(new DigestCheck(DigestAlgo::crc32c, algo, hex));
   }
   return Status(ErrorCode::unsupported, ctx + ": digest algorithm '" + algo + "' is not supported (sha256, crc32c)");
+}
+
+Status DigestCheck::finish(const std::string& ctx) {
+  std::string got = builder_.finish();
+  got = got.substr(got.find(':') + 1);
+  if (got == want_) return Status::Ok();
+  return Status(ErrorCode::digest_mismatch,
+                ctx + ": " + algo_name_ + " of the stored bytes is " + got + ", manifest says " + want_);
+}
+
+Status check_digest(const std::string& digest, std::span<const uint8_t> stored, const std::string& ctx) {
+  ZT_ASSIGN_OR_RETURN(auto check, DigestCheck::parse(digest, ctx));
+  check->update(stored);
+  return check->finish(ctx);
 }
 
 struct DigestBuilder::Impl {
