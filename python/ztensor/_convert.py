@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Union
+from typing import Callable, Iterable, List, Optional, Tuple, Union
 
 from . import _core
 from ._writer import _checksum, _encoding, _shard_size
-from .errors import error
+from .errors import ZTensorError, error
 
 # Output format by destination extension.
 _OUTPUTS = {".zt": "zt", ".safetensors": "safetensors", ".npz": "npz"}
@@ -92,3 +92,20 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
         if cancel is not None:
             cancel()
     return ConvertStats(objects, nbytes, list(warnings), src_format, out_format, list(files))
+
+
+def convert_many(pairs: Iterable[Tuple[object, object]], *, client=None,
+                 **options) -> List[Union[ConvertStats, ZTensorError]]:
+    """:func:`convert` each ``(src, dst)`` in turn with the same ``options``
+    (and ``client``: the encoding of each runs on its workers). Each output
+    is published atomically on its own, and one failing does not stop the
+    others: the result lists, per pair in order, its :class:`ConvertStats`
+    or the ztensor error it raised (nothing published at that ``dst``).
+    Other exceptions (a bad argument type, Ctrl-C) propagate at once."""
+    results: List[Union[ConvertStats, ZTensorError]] = []
+    for src, dst in pairs:
+        try:
+            results.append(convert(src, dst, client=client, **options))
+        except ZTensorError as e:
+            results.append(e)
+    return results

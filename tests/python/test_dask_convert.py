@@ -98,3 +98,47 @@ def test_client_needs_zt_output(tmp_path, client):
         ztensor.convert(tmp_path / "in.safetensors", tmp_path / "o.npz", client=client)
     assert e.value.code == "invalid_argument"
     assert not (tmp_path / "o.npz").exists()
+
+
+class _CountingClient:
+    """Forwards to a Client, counting the objects submitted."""
+
+    def __init__(self, client):
+        self._client = client
+        self.submitted = 0
+
+    def submit(self, *args, **kwargs):
+        self.submitted += 1
+        return self._client.submit(*args, **kwargs)
+
+
+def test_in_flight_objects_are_bounded_by_the_window(tmp_path, client, monkeypatch):
+    from ztensor import _dask
+
+    monkeypatch.setattr(_dask, "MAX_IN_FLIGHT_OBJECTS", 3)
+    src = tmp_path / "in.safetensors"
+    tensors = _model(src)
+    counting = _CountingClient(client)
+    in_flight = []  # after each appended object: submitted and not yet appended
+    ztensor.convert(src, tmp_path / "o.zt", compression="zstd", client=counting,
+                    progress=lambda done, total: in_flight.append(counting.submitted - len(in_flight) - 1))
+    assert counting.submitted == len(tensors)
+    assert max(in_flight) == 2  # 3 in flight when each was taken, that one now appended
+    assert in_flight[-1] == 0
+
+
+def test_convert_many_reports_one_failure_and_keeps_the_others(tmp_path, client):
+    tensors = _model(tmp_path / "a.safetensors")
+    _model(tmp_path / "b.safetensors")
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out"
+    results = ztensor.convert_many([(tmp_path / "a.safetensors", out / "a.zt"),
+                                    (tmp_path / "missing.safetensors", out / "bad.zt"),
+                                    (tmp_path / "b.safetensors", out / "b.zt")],
+                                   client=client, compression="z4ai")
+    assert [type(r).__name__ for r in results] == ["ConvertStats", "ZTensorFileNotFoundError", "ConvertStats"]
+    assert results[1].code == "io_error"
+    assert results[0].objects == results[2].objects == len(tensors)
+    assert _files_in(out) == ["a.zt", "b.zt"]
+    ztensor.convert(tmp_path / "b.safetensors", tmp_path / "b_local.zt", compression="z4ai")
+    assert (out / "b.zt").read_bytes() == (tmp_path / "b_local.zt").read_bytes()
