@@ -31,6 +31,7 @@ struct ComponentSpec {
   Encoding encoding = Encoding::raw;
   int level = 3;                  // zstd level (z4ai: its zstd level, -1 = codec default)
   uint8_t effort = 0;             // z4ai: 0 default (fast), 1 balanced, 2 max
+  unsigned threads = 0;           // z4ai: encoder threads, 0 = every core (same bytes for any value)
   DigestAlgo digest = DigestAlgo::none;
   // Set when `data` already holds the stored bytes in `encoding` (made by
   // encode_component(), e.g. on another machine): they are written as they

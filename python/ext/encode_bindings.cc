@@ -21,7 +21,7 @@ namespace {
 // [(stored bytes, decoded length)] for each component of `name` in `src`,
 // in component order: what convert(..., encoded=) takes back.
 nb::list encode_object(const std::string& src, const std::string& name, const std::string& encoding, int level,
-                       int effort) {
+                       int effort, unsigned threads) {
   auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
   if (!enc || *enc == zt::Encoding::unknown)
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "unknown compression '" + encoding + "'"));
@@ -45,6 +45,7 @@ nb::list encode_object(const std::string& src, const std::string& name, const st
         cs.encoding = *enc;
         cs.level = level;
         cs.effort = static_cast<uint8_t>(effort);
+        cs.threads = threads;
         auto stored = zt::encode_component(cs);
         if (!stored.ok())
           return zt::Status(stored.status().code(), "object '" + name + "' " + stored.status().message());
@@ -64,7 +65,7 @@ nb::list encode_object(const std::string& src, const std::string& name, const st
 
 void init_encode(nb::module_& m) {
   m.def("encode_object", &encode_object, nb::arg("src"), nb::arg("name"), nb::arg("encoding"), nb::arg("level"),
-        nb::arg("effort"), "Encode one object's components of a source file as convert would (for Dask workers).");
+        nb::arg("effort"), nb::arg("threads") = 0, "Encode one object's components of a source file as convert would (for Dask workers).");
 }
 
 }  // namespace ztpy

@@ -21,11 +21,16 @@ from .errors import error
 # times the largest encoded object), and it is enough to keep a few workers
 # busy while the writer appends in order.
 MAX_IN_FLIGHT_OBJECTS = 8
+# Codec threads for one encoding task on a worker (see _encode_on_worker).
+CODEC_THREADS_PER_TASK = 1
 
 
 def _encode_on_worker(src: str, name: str, encoding: str, level: int, effort: int) -> List[Tuple[bytes, int]]:
     """Run by a worker: (stored bytes, decoded length) for each component."""
-    return _core.encode_object(src, name, encoding, level, effort)
+    # Dask runs one task per worker thread, each thread standing for a core;
+    # left at its default the codec would start a thread per core in every
+    # task. The bytes are the same for any thread count.
+    return _core.encode_object(src, name, encoding, level, effort, CODEC_THREADS_PER_TASK)
 
 
 def _worker_path(src: str) -> str:
