@@ -142,3 +142,14 @@ def test_convert_many_reports_one_failure_and_keeps_the_others(tmp_path, client)
     assert _files_in(out) == ["a.zt", "b.zt"]
     ztensor.convert(tmp_path / "b.safetensors", tmp_path / "b_local.zt", compression="z4ai")
     assert (out / "b.zt").read_bytes() == (tmp_path / "b_local.zt").read_bytes()
+
+
+def test_multi_chunk_tensor_identical_with_one_codec_thread_per_worker(tmp_path, client):
+    # Workers encode with one codec thread, the local run with every core:
+    # a tensor of several codec chunks (2 MiB each) must still match.
+    src = tmp_path / "big.safetensors"
+    rng = np.random.default_rng(3)
+    ztnp.save_file({"w": (rng.standard_normal(1_600_000) * 0.05).astype(np.float32)}, src)
+    ztensor.convert(src, tmp_path / "local.zt", compression="z4ai")
+    ztensor.convert(src, tmp_path / "dask.zt", compression="z4ai", client=client)
+    assert (tmp_path / "dask.zt").read_bytes() == (tmp_path / "local.zt").read_bytes()
