@@ -76,6 +76,7 @@ bench: python pydeps
 	$(PYTHON) bench/codec_bench.py
 	$(PYTHON) bench/slice_bench.py
 	$(PYTHON) bench/remote_bench.py
+	$(PYTHON) bench/dask_bench.py
 	$(PYTHON) bench/zstn_memory_bench.py
 
 clean:

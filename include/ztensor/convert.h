@@ -71,6 +71,16 @@ Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSour
 // Called after each object with bytes done so far and the total.
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
+// One component's stored bytes in ConvertOptions' encoding, made elsewhere
+// by encode_component() (e.g. on a Dask worker), and its decoded size.
+struct EncodedComponent {
+  std::vector<uint8_t> stored;
+  uint64_t decoded_length = 0;
+};
+// Returns the encoded components of the `index`-th source object, in its
+// component order; an error aborts the conversion.
+using EncodedObjectFn = std::function<Result<std::vector<EncodedComponent>>(size_t index, const Object& object)>;
+
 struct ConvertOptions {
   Encoding encoding = Encoding::raw;  // raw, zstd or z4ai (once registered) for .zt output
   int level = 3;                      // zstd level (z4ai: its zstd level, -1 = codec default)
@@ -81,6 +91,10 @@ struct ConvertOptions {
   // see ShardedWriter for the naming and the rule.
   uint64_t max_shard_size = 0;
   ProgressFn progress;                // optional
+  // .zt output, optional: when set, components come from here already
+  // encoded instead of being read from the source and encoded in turn; the
+  // source gives only the manifest. The file is the same as without it.
+  EncodedObjectFn encoded;
 };
 
 struct ConvertStats {

@@ -31,8 +31,24 @@ struct ComponentSpec {
   Encoding encoding = Encoding::raw;
   int level = 3;                  // zstd level (z4ai: its zstd level, -1 = codec default)
   uint8_t effort = 0;             // z4ai: 0 default (fast), 1 balanced, 2 max
+  unsigned threads = 0;           // z4ai: encoder threads, 0 = every core (same bytes for any value)
   DigestAlgo digest = DigestAlgo::none;
+  // Set when `data` already holds the stored bytes in `encoding` (made by
+  // encode_component(), e.g. on another machine): they are written as they
+  // are, the digest taken over them (spec §1 Component: a digest covers the
+  // stored bytes), and `decoded_length` is the component's decoded size,
+  // which the object's rules are checked against.
+  bool pre_encoded = false;
+  uint64_t decoded_length = 0;
+
+  uint64_t decoded_size() const { return pre_encoded ? decoded_length : data.size(); }
 };
+
+// The stored bytes Writer::add would write for `spec` (its data, encoding,
+// level, effort, dtype and type; not its digest): compression can run
+// anywhere and a Writer then appends the result with `pre_encoded`, giving
+// the same file. Errors: unknown_encoding, the codec's.
+Result<std::vector<uint8_t>> encode_component(const ComponentSpec& spec);
 
 struct ObjectSpec {
   std::string name;

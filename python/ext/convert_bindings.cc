@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -52,10 +53,28 @@ zt::DigestAlgo digest_from_name(const std::string& name) {
                           "checksum must be None, 'sha256' or 'crc32c', not '" + name + "'"));
 }
 
+// One object's components from the Python `encoded` hook: a list of
+// (stored bytes, decoded length) in component order. Needs the GIL.
+std::vector<zt::EncodedComponent> encoded_components(nb::handle list, const std::string& name) {
+  std::vector<zt::EncodedComponent> out;
+  try {
+    for (nb::handle item : list) {
+      auto pair = nb::cast<nb::tuple>(item);
+      auto stored = nb::cast<nb::bytes>(pair[0]);
+      const auto* p = static_cast<const uint8_t*>(stored.data());
+      out.push_back({std::vector<uint8_t>(p, p + stored.size()), nb::cast<uint64_t>(pair[1])});
+    }
+  } catch (const nb::cast_error&) {
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument,
+                            "object '" + name + "': encoded components must be (bytes, int) pairs"));
+  }
+  return out;
+}
+
 // Returns (objects, bytes, warnings, input format, files written).
 nb::tuple convert(const std::string& src, const std::string& dst, const std::string& out_format,
                   const std::string& encoding, int level, int effort, const std::string& digest,
-                  bool durable, nb::object progress, uint64_t max_shard_size) {
+                  bool durable, nb::object progress, uint64_t max_shard_size, nb::object encoded) {
   zt::ConvertOptions options;
   auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
   if (!enc || *enc == zt::Encoding::unknown)
@@ -69,7 +88,9 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
   if (out_format != "zt" && out_format != "safetensors" && out_format != "npz")
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "cannot write format '" + out_format + "'"));
 
-  std::optional<nb::python_error> raised;  // from progress or a signal
+  if (!encoded.is_none() && out_format != "zt")
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "pre-encoded components need .zt output"));
+  std::optional<nb::python_error> raised;  // from progress, the encoded hook or a signal
   std::string in_format;
   zt::Result<zt::ConvertStats> result = zt::ConvertStats{};
   {
@@ -92,6 +113,22 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
           guarded.cancel();
         }
       };
+      if (!encoded.is_none()) {
+        options.encoded = [&](size_t index, const zt::Object& object)
+            -> zt::Result<std::vector<zt::EncodedComponent>> {
+          nb::gil_scoped_acquire acquire;
+          try {
+            return encoded_components(encoded(index, nb::str(object.name.c_str(), object.name.size())),
+                                      object.name);
+          } catch (nb::python_error& e) {  // a worker's error, or Ctrl-C while waiting
+            raised.emplace(std::move(e));
+          } catch (const StatusError& e) {
+            return e.status();
+          }
+          guarded.cancel();
+          return zt::Status(zt::ErrorCode::invalid_argument, "conversion cancelled");
+        };
+      }
       if (out_format == "zt") result = zt::convert_source_to_zt(guarded, dst, options);
       else if (out_format == "npz") result = zt::convert_source_to_npz(guarded, dst, options.progress);
       else result = zt::convert_source_to_safetensors(guarded, dst, options.progress);
@@ -121,7 +158,7 @@ uint64_t parse_byte_size(const std::string& text) {
 void init_convert(nb::module_& m) {
   m.def("convert", &convert, nb::arg("src"), nb::arg("dst"), nb::arg("out_format"), nb::arg("encoding"),
         nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
-        nb::arg("max_shard_size") = 0, "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+        nb::arg("max_shard_size") = 0, nb::arg("encoded").none() = nb::none(), "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
   m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
         "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }

@@ -10,6 +10,7 @@ namespace ztpy {
 void init_reader(nb::module_& m);
 void init_writer(nb::module_& m);
 void init_convert(nb::module_& m);
+void init_encode(nb::module_& m);
 }  // namespace ztpy
 
 NB_MODULE(_core, m) {
@@ -19,4 +20,5 @@ NB_MODULE(_core, m) {
   ztpy::init_reader(m);
   ztpy::init_writer(m);
   ztpy::init_convert(m);
+  ztpy::init_encode(m);
 }

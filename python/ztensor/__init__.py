@@ -34,7 +34,7 @@ from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, R
 from ._slice import TensorSlice
 from ._fsspec import open_any
 from ._writer import Writer
-from ._convert import ConvertStats, convert
+from ._convert import ConvertStats, convert, convert_many
 
 
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
@@ -52,6 +52,7 @@ __version__ = "0.1.0"
 __all__ = [
     "open",
     "convert",
+    "convert_many",
     "ConvertStats",
     "Reader",
     "Writer",

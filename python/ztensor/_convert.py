@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Union
+from typing import Callable, Iterable, List, Optional, Tuple, Union
 
 from . import _core
 from ._writer import _checksum, _encoding, _shard_size
-from .errors import error
+from .errors import ZTensorError, error
 
 # Output format by destination extension.
 _OUTPUTS = {".zt": "zt", ".safetensors": "safetensors", ".npz": "npz"}
@@ -30,7 +30,7 @@ class ConvertStats:
 def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int] = None,
             effort: Optional[str] = None, checksum: Optional[str] = None,
             progress: Optional[Callable[[int, int], None]] = None, durable: bool = True,
-            max_shard_size: Optional[Union[int, str]] = None) -> ConvertStats:
+            max_shard_size: Optional[Union[int, str]] = None, client=None) -> ConvertStats:
     """Convert ``src`` (any format :func:`ztensor.open` reads, detected by
     content) to ``dst``, whose extension picks the output:
 
@@ -53,6 +53,13 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     Hugging Face accepts) splits a .zt output into ``NAME-00001-of-0000N.zt``
     ... plus ``NAME.zt.index.json`` (one file when everything fits; objects
     are never split); the set is published atomically.
+
+    ``client`` (a ``dask.distributed.Client``, .zt output only) runs the
+    encoding of each object on the cluster's workers, which read ``src``
+    themselves (a path they can see, or a URL); this process appends the
+    results in source order, so the output is byte-identical to a local
+    run. A worker's error is raised here with its ``.code``, and nothing is
+    published.
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
@@ -70,7 +77,35 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     enc, lvl = _encoding(compression, level, None, effort)
     base = enc.split(":", 1)[0]
     shard_size = _shard_size(max_shard_size)
-    objects, nbytes, warnings, src_format, files = _core.convert(src, dst, out_format, base, lvl,
+    encoded, cancel = None, None
+    if client is not None:
+        if out_format != "zt":
+            raise error("invalid_argument", f"client= applies to .zt output only, not .{out_format}")
+        from ._dask import encoded_hook
+
+        encoded, cancel = encoded_hook(client, src, base, lvl, _EFFORT_TIER[effort])
+    try:
+        objects, nbytes, warnings, src_format, files = _core.convert(src, dst, out_format, base, lvl,
                                                                  _EFFORT_TIER[effort], _checksum(checksum),
-                                                                 bool(durable), progress, shard_size)
+                                                                 bool(durable), progress, shard_size, encoded)
+    finally:
+        if cancel is not None:
+            cancel()
     return ConvertStats(objects, nbytes, list(warnings), src_format, out_format, list(files))
+
+
+def convert_many(pairs: Iterable[Tuple[object, object]], *, client=None,
+                 **options) -> List[Union[ConvertStats, ZTensorError]]:
+    """:func:`convert` each ``(src, dst)`` in turn with the same ``options``
+    (and ``client``: the encoding of each runs on its workers). Each output
+    is published atomically on its own, and one failing does not stop the
+    others: the result lists, per pair in order, its :class:`ConvertStats`
+    or the ztensor error it raised (nothing published at that ``dst``).
+    Other exceptions (a bad argument type, Ctrl-C) propagate at once."""
+    results: List[Union[ConvertStats, ZTensorError]] = []
+    for src, dst in pairs:
+        try:
+            results.append(convert(src, dst, client=client, **options))
+        except ZTensorError as e:
+            results.append(e)
+    return results

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ztensor/atomic_file.h"
@@ -31,7 +33,7 @@ Object provisional(const ObjectSpec& spec) {
     c.dtype = cs.dtype;
     c.type = cs.type;
     c.offset = limits::kAlignment;
-    c.length = cs.data.size();
+    c.length = cs.decoded_size();
     c.encoding = Encoding::raw;  // sizes are checked on the decoded bytes
     o.components.emplace_back(cs.role, c);
   }
@@ -51,7 +53,31 @@ Status with_le_bytes(std::span<const uint8_t> data, size_t width, F&& use) {
   }
 }
 
+// Hands `spec`'s data, encoded per its encoding, to `sink` in pieces.
+Status encode_blob(const ComponentSpec& spec, const std::function<Status(std::span<const uint8_t>)>& sink) {
+  const std::string ctx = "component '" + spec.role + "'";
+  return with_le_bytes(spec.data, dtype_width(spec.dtype), [&](std::span<const uint8_t> le) {
+    switch (spec.encoding) {
+      case Encoding::raw: return sink(le);
+      case Encoding::zstd: return zstd_encode_stream(le, spec.level, sink, ctx);
+      default:
+        if (auto codec = find_blob_codec(spec.encoding)) return codec->encode(spec, le, sink);
+        return Status(ErrorCode::unknown_encoding,
+                      ctx + ": encoding '" + encoding_name(spec.encoding) + "' cannot be written by this build");
+    }
+  });
+}
+
 }  // namespace
+
+Result<std::vector<uint8_t>> encode_component(const ComponentSpec& spec) {
+  std::vector<uint8_t> out;
+  ZT_RETURN_IF_ERROR(encode_blob(spec, [&](std::span<const uint8_t> piece) {
+    out.insert(out.end(), piece.begin(), piece.end());
+    return Status::Ok();
+  }));
+  return out;
+}
 
 Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, Value attributes, bool durable) {
   if (!attributes.is_null() && !attributes.is_map())
@@ -73,7 +99,6 @@ void Writer::abort() {
 }
 
 Status Writer::write_component(const ComponentSpec& spec, Component& out) {
-  const std::string ctx = "component '" + spec.role + "'";
   uint64_t pos = file_->position();
   ZT_RETURN_IF_ERROR(file_->write_zeros(align_up(pos, limits::kAlignment) - pos));  // §4 padding is 0x00
   out.offset = file_->position();
@@ -85,18 +110,13 @@ Status Writer::write_component(const ComponentSpec& spec, Component& out) {
     digest.update(piece);
     return file_->write(piece);
   };
-  ZT_RETURN_IF_ERROR(with_le_bytes(spec.data, dtype_width(spec.dtype), [&](std::span<const uint8_t> le) {
-    switch (spec.encoding) {
-      case Encoding::raw: return sink(le);
-      case Encoding::zstd: return zstd_encode_stream(le, spec.level, sink, ctx);
-      default:
-        if (auto codec = find_blob_codec(spec.encoding)) return codec->encode(spec, le, sink);
-        return Status(ErrorCode::unknown_encoding,
-                      ctx + ": encoding '" + encoding_name(spec.encoding) + "' cannot be written by this build");
-    }
-  }));
+  ZT_RETURN_IF_ERROR(spec.pre_encoded ? sink(spec.data) : encode_blob(spec, sink));
   out.length = file_->position() - out.offset;
-  if (spec.encoding != Encoding::raw) out.uncompressed_length = spec.data.size();
+  const uint64_t decoded = spec.decoded_size();
+  if (spec.encoding != Encoding::raw) out.uncompressed_length = decoded;
+  if (spec.pre_encoded && spec.encoding == Encoding::raw && out.length != decoded)
+    return Status(ErrorCode::length_mismatch, "component '" + spec.role + "': " + std::to_string(out.length) +
+                                                  " raw bytes given for " + std::to_string(decoded));
   out.digest = digest.finish();
   return Status::Ok();
 }

@@ -325,20 +325,35 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
     spec.format = o.format;
     spec.attributes = o.attributes;
     std::vector<ComponentBytes> keep;  // decoded bytes live until add() returns
+    std::vector<EncodedComponent> encoded;
+    if (options.encoded) {
+      ZT_ASSIGN_OR_RETURN(encoded, options.encoded(stats.objects, o));
+      if (encoded.size() != o.components.size())
+        return Status(ErrorCode::invalid_argument, "object '" + o.name + "': " + std::to_string(encoded.size()) +
+                                                       " encoded components given for " +
+                                                       std::to_string(o.components.size()));
+    }
     keep.reserve(o.components.size());
-    for (const auto& [role, c] : o.components) {
-      ZT_ASSIGN_OR_RETURN(ComponentBytes data, source.read_component(o, role));
+    for (size_t i = 0; i < o.components.size(); ++i) {
+      const auto& [role, c] = o.components[i];
       ComponentSpec cs;
       cs.role = role;
       cs.dtype = c.dtype;
       cs.type = c.type;
-      cs.data = data.bytes;
       cs.encoding = options.encoding;
       cs.level = options.level;
       cs.effort = options.effort;
       cs.digest = options.digest;
-      stats.bytes += data.bytes.size();
-      keep.push_back(std::move(data));
+      if (options.encoded) {
+        cs.data = encoded[i].stored;
+        cs.pre_encoded = true;
+        cs.decoded_length = encoded[i].decoded_length;
+      } else {
+        ZT_ASSIGN_OR_RETURN(ComponentBytes data, source.read_component(o, role));
+        cs.data = data.bytes;
+        keep.push_back(std::move(data));
+      }
+      stats.bytes += cs.decoded_size();
       spec.components.push_back(std::move(cs));
     }
     ZT_RETURN_IF_ERROR(writer->add(spec));

@@ -56,7 +56,7 @@ bool is_shard_of(const std::string& file, const std::string& base) {
 
 uint64_t decoded_size(const ObjectSpec& object) {
   uint64_t n = 0;
-  for (const auto& c : object.components) n += c.data.size();
+  for (const auto& c : object.components) n += c.decoded_size();
   return n;
 }
 

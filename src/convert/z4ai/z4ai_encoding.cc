@@ -59,6 +59,7 @@ class Z4aiBlobCodec final : public BlobCodec {
     o.dtype = codec_dtype(spec.dtype, spec.type);
     o.level = spec.level >= 1 && spec.level <= 22 ? spec.level : -1;
     o.effort = static_cast<z4ai::Effort>(spec.effort <= 2 ? spec.effort : 0);
+    o.threads = spec.threads;
     auto frame = z4ai::compress(data, o);
     if (!frame.ok())
       return Status(frame.status().code(), "component '" + spec.role + "': " + frame.status().message());

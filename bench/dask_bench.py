@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""ztensor.convert at z4ai effort "max": local vs Dask LocalCluster with 1
+and 2 single-threaded worker processes, same source, same run.
+
+    python3 bench/dask_bench.py                 # ~64 MB model, 3 repeats
+    python3 bench/dask_bench.py --mb 256 --repeat 5
+
+The source is a synthetic bf16-range model (float32 tensors of 4 MiB with
+gaussian weights of per-tensor scale) written as safetensors. Each dask
+output is checked byte for byte against the local one. Prints medians,
+MB/s of source bytes and the speed-up over the local run. A benchmark, not
+a test: nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import ztensor
+import ztensor.numpy as ztnp
+
+TENSOR_BYTES = 4 << 20
+
+
+def make_model(path: str, mb: int) -> int:
+    rng = np.random.default_rng(0)
+    tensors = {}
+    for i in range(max(1, (mb << 20) // TENSOR_BYTES)):
+        scale = 0.02 * (1 + i % 5)
+        tensors[f"layers.{i}.weight"] = (rng.standard_normal(TENSOR_BYTES // 4) * scale).astype(np.float32).reshape(
+            1024, -1)
+    ztnp.save_file(tensors, path)
+    return sum(t.nbytes for t in tensors.values())
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=int, default=64, help="source size in MiB")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--effort", default="max")
+    args = ap.parse_args()
+    from dask.distributed import Client, LocalCluster
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "model.safetensors")
+        nbytes = make_model(src, args.mb)
+        opts = dict(compression="z4ai", effort=args.effort, durable=False)
+        local_out = os.path.join(tmp, "local.zt")
+        runs = {"local": [timed(lambda: ztensor.convert(src, local_out, **opts)) for _ in range(args.repeat)]}
+        reference = open(local_out, "rb").read()
+        for workers in (1, 2):
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                              dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+                out = os.path.join(tmp, f"dask{workers}.zt")
+                ztensor.convert(src, out, client=client, **opts)  # warm-up: imports on the workers
+                runs[f"dask {workers} worker(s)"] = [timed(lambda: ztensor.convert(src, out, client=client, **opts))
+                                                     for _ in range(args.repeat)]
+                if open(out, "rb").read() != reference:
+                    print(f"ERROR: dask output with {workers} worker(s) differs from the local one", file=sys.stderr)
+                    return 1
+        base = statistics.median(runs["local"])
+        print(f"source {nbytes / 1e6:.1f} MB, z4ai effort {args.effort}, {os.cpu_count()} cores, "
+              f"median of {args.repeat}")
+        print("| run | median s | MB/s | speed-up vs local |")
+        print("|---|---|---|---|")
+        for name, samples in runs.items():
+            m = statistics.median(samples)
+            print(f"| {name} | {m:.2f} | {nbytes / 1e6 / m:.1f} | {base / m:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
