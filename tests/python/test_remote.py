@@ -313,15 +313,25 @@ def test_cli_lists_a_remote_sharded_set(served_sets):
 
 
 def find_libztensor():
-    """$ZT_LIB, else the newest build*/src/core/libztensor.so of the repository."""
+    """$ZT_LIB, else the newest libztensor.so of a build tree of the repository
+    (build*/ or the pip build dir build/python) that was not built with a
+    sanitizer: an ASan/TSan/fuzz library cannot be loaded into plain Python."""
     import os
     from pathlib import Path
 
     if os.environ.get("ZT_LIB"):
         return os.environ["ZT_LIB"]
     repo = Path(__file__).resolve().parents[2]
-    built = sorted(repo.glob("build*/src/core/libztensor.so"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return str(built[0]) if built else None
+
+    def sanitized(lib):
+        cache = lib.parents[2] / "CMakeCache.txt"
+        text = cache.read_text(errors="replace") if cache.exists() else ""
+        return any(f"{opt}:BOOL=ON" in text for opt in ("ZT_SANITIZE", "ZT_FUZZ", "ZT_TSAN"))
+
+    found = [p for pattern in ("build*/src/core/libztensor.so", "build/python/src/core/libztensor.so")
+             for p in repo.glob(pattern) if not sanitized(p)]
+    found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    return str(found[0]) if found else None
 
 
 @pytest.mark.skipif(find_libztensor() is None, reason="libztensor.so not built (or set ZT_LIB)")
