@@ -48,7 +48,7 @@ done
 
 echo
 echo "executions so far (fuzz/work/executions.tsv):"
+printf "%-22s %14s %10s %8s\n" target executions seconds crashes
 awk -F'\t' 'NR > 1 { e[$2] += $4; s[$2] += $3; c[$2] = $6 }
-  END { printf "%-22s %14s %10s %8s\n", "target", "executions", "seconds", "crashes";
-        for (t in e) printf "%-22s %14d %10d %8d\n", t, e[t], s[t], c[t] }' "$ledger" | sort
+  END { for (t in e) printf "%-22s %14d %10d %8d\n", t, e[t], s[t], c[t] }' "$ledger" | sort
 exit $status
