@@ -163,9 +163,8 @@ class ZstnReader:
 
     def _check_open(self) -> None:
         if self._closed:
-            err = _z4ai.Z4aiError("invalid_argument: ZstnReader is closed")
-            err.code = "invalid_argument"  # the code ztensor's closed Reader raises
-            raise err
+            # invalid_argument: the code ztensor's closed Reader raises
+            raise _z4ai.Z4aiError("invalid_argument: ZstnReader is closed")
 
     def close(self) -> None:
         """Release the file; every later call raises the closed-reader error."""
