@@ -41,7 +41,7 @@ sys.path.insert(0, HERE)
 
 import corpus  # noqa: E402
 
-VENVS = os.environ.get("CODEC_BENCH_VENVS", "/work/venvs")
+VENVS = os.environ.get("ZT_PEER_VENVS", os.path.join(ROOT, "build", "peers"))  # bench/setup_peers.sh
 PY_MAIN = sys.executable
 PY_PYPI = os.environ.get("Z4AI_REF_PYTHON", os.path.join(VENVS, "bench-z4ai", "bin", "python"))
 PY_ZIPNN = os.environ.get("ZIPNN_PYTHON", os.path.join(VENVS, "bench-zipnn", "bin", "python"))

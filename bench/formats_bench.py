@@ -18,7 +18,7 @@ Measured, medians of --reps, the three readers rotated per round:
            save_file".
 
 ztensor 2.1.2 shares our module name, so it runs in its own virtual
-environment (bench/setup_peers.sh makes /work/venvs/zt212) as a worker
+environment (bench/setup_peers.sh makes build/peers/zt212, or $ZT_PEER_VENVS/zt212) as a worker
 process driven over stdin/stdout; it times its own calls.
 
 Rerun: `python3 bench/formats_bench.py` (results: bench/out/formats.json and
@@ -45,8 +45,8 @@ HERE = Path(__file__).resolve().parent
 MIB = 1 << 20
 FORMATS = ("safetensors", "gguf", "npz", "pytorch", "onnx")
 EXT = {"safetensors": ".safetensors", "gguf": ".gguf", "npz": ".npz", "pytorch": ".pt", "onnx": ".onnx"}
-PEER_PYTHON = os.environ.get(
-    "ZT212_PYTHON", os.path.join(os.environ.get("CODEC_BENCH_VENVS", "/work/venvs"), "zt212", "bin", "python"))
+PEER_VENVS = os.environ.get("ZT_PEER_VENVS", str(HERE.parent / "build" / "peers"))  # bench/setup_peers.sh
+PEER_PYTHON = os.environ.get("ZT212_PYTHON", os.path.join(PEER_VENVS, "zt212", "bin", "python"))
 
 
 def touch(a) -> int:

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Virtual environments for the peers (idempotent). PyPI z4ai and ztensor share our
-# module names and zipnn pulls torch, so none goes into the main Python.
+# module names and zipnn pulls torch, so none goes into the main Python. They live under
+# build/peers in the repository unless ZT_PEER_VENVS names another folder.
 set -euo pipefail
-venvs=${CODEC_BENCH_VENVS:-/work/venvs}
+root=$(cd "$(dirname "$0")/.." && pwd)
+venvs=${ZT_PEER_VENVS:-$root/build/peers}
 mkdir -p "$venvs"
 make_venv() {
   local name=$1; shift

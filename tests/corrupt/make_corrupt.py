@@ -11,7 +11,7 @@ The reasoning behind each choice, with the spec sentence it rests on, is in
 tests/corrupt/README.md.
 
 Regenerate (needs numpy, cbor2, zstandard):
-    /work/venvs/zt12/bin/python tests/corrupt/make_corrupt.py
+    python3 tests/corrupt/make_corrupt.py   (any Python with those, e.g. build/peers/zt12/bin/python)
 """
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ bytes, computed from the source arrays here (never from a reader).
 
 Regenerate (needs the venvs of docs/interop.md, each with numpy, cbor2,
 zstandard and ml_dtypes):
-    /work/venvs/zt12/bin/python tests/golden/make_golden.py [--venvs /work/venvs]
+    build/peers/zt12/bin/python tests/golden/make_golden.py [--venvs build/peers]
+(--venvs defaults to $ZT_PEER_VENVS, else build/peers in the repository.)
 Files are committed; tests only read them.
 """
 from __future__ import annotations
@@ -452,7 +453,8 @@ def check_against_manifest(out, files):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--venvs", default=os.environ.get("ZT_VENVS", "/work/venvs"))
+    peers = os.path.join(HERE, "..", "..", "build", "peers")
+    ap.add_argument("--venvs", default=os.environ.get("ZT_PEER_VENVS", os.path.normpath(peers)))
     ap.add_argument("--ref", choices=sorted(REFS), help="(internal) run one reference writer")
     ap.add_argument("--out", default=HERE)
     args = ap.parse_args()

@@ -10,8 +10,8 @@ and is driven through tests/python/interop/ref_driver.py).
 Where the reference departs from the spec the test names the departure and
 docs/interop.md gives the evidence; our writer is never bent to match.
 
-The venv is created on first use (ZT_REF_VENV, default /work/venvs/zt12 or
-build/venv-ref-zt12); the tests skip only when PyPI cannot be reached.
+The venv is created on first use (ZT_REF_VENV, default $ZT_PEER_VENVS/zt12, else build/peers/zt12
+in the repository); the tests skip only when PyPI cannot be reached.
 """
 from __future__ import annotations
 
@@ -54,9 +54,7 @@ def _clean_env() -> dict:
 def _venv_dir() -> Path:
     if os.environ.get("ZT_REF_VENV"):
         return Path(os.environ["ZT_REF_VENV"])
-    if Path("/work/venvs").is_dir() and os.access("/work/venvs", os.W_OK):
-        return Path("/work/venvs/zt12")
-    return REPO / "build" / "venv-ref-zt12"
+    return Path(os.environ.get("ZT_PEER_VENVS", REPO / "build" / "peers")) / "zt12"
 
 
 def _ref_ok(py: Path) -> bool:

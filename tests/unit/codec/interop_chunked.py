@@ -5,7 +5,7 @@ packages share the import name `z4ai`, so the reference runs in its own
 interpreter (a venv with `pip install z4ai==0.2.0 numpy`), and buffers cross
 over as files.
 
-    python tests/unit/codec/interop_chunked.py --ref-python /work/venvs/z4ai/bin/python
+    python tests/unit/codec/interop_chunked.py --ref-python build/peers/bench-z4ai/bin/python
 
 Also collectable by pytest (skips when the reference interpreter is absent;
 set Z4AI_REF_PYTHON to point at it).
@@ -21,7 +21,9 @@ import tempfile
 
 import numpy as np
 
-DEFAULT_REF = os.environ.get("Z4AI_REF_PYTHON", "/work/venvs/z4ai/bin/python")
+# The venv bench/setup_peers.sh makes (build/peers, or $ZT_PEER_VENVS).
+_PEERS = os.environ.get("ZT_PEER_VENVS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "build", "peers"))
+DEFAULT_REF = os.environ.get("Z4AI_REF_PYTHON", os.path.join(_PEERS, "bench-z4ai", "bin", "python"))
 
 # (dtype, chunk_size, payload builder) -- odd lengths exercise the tail bytes.
 CASES = [
