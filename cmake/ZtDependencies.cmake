@@ -1,0 +1,69 @@
+# Every third-party library the core links, found in one place so that a missing one is reported
+# by the package that provides it (Debian/Ubuntu, Fedora) rather than by a pkg-config module name,
+# and all missing ones are reported at once. The layers under src/ use the targets made here:
+# PkgConfig::ZSTD, ::CBOR, ::CRYPTO, ::XXHASH, ::BROTLIENC, ::BROTLIDEC, ::HWY, ::CURL,
+# zt_htscodecs, ZLIB::ZLIB, nlohmann_json::nlohmann_json, Threads::Threads.
+find_package(PkgConfig)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "zTensor needs pkg-config to find its libraries: "
+                      "apt-get install pkg-config (Debian/Ubuntu) or dnf install pkgconf-pkg-config (Fedora)")
+endif()
+
+set(ZT_MISSING_DEBIAN "")
+set(ZT_MISSING_FEDORA "")
+macro(zt_missing what debian fedora)
+  message(STATUS "zTensor: ${what} not found (Debian/Ubuntu: ${debian}; Fedora: ${fedora})")
+  list(APPEND ZT_MISSING_DEBIAN ${debian})
+  list(APPEND ZT_MISSING_FEDORA ${fedora})
+endmacro()
+
+# zt_require_pkg(PREFIX pkg-config-module debian-package fedora-package)
+macro(zt_require_pkg prefix module debian fedora)
+  pkg_check_modules(${prefix} QUIET IMPORTED_TARGET ${module})
+  if(NOT ${prefix}_FOUND)
+    zt_missing("pkg-config module ${module}" ${debian} ${fedora})
+  endif()
+endmacro()
+
+zt_require_pkg(ZSTD      libzstd      libzstd-dev          libzstd-devel)
+zt_require_pkg(CBOR      libcbor      libcbor-dev          libcbor-devel)
+zt_require_pkg(CRYPTO    libcrypto    libssl-dev           openssl-devel)
+zt_require_pkg(XXHASH    libxxhash    libxxhash-dev        xxhash-devel)
+zt_require_pkg(BROTLIENC libbrotlienc libbrotli-dev        brotli-devel)
+zt_require_pkg(BROTLIDEC libbrotlidec libbrotli-dev        brotli-devel)
+# Highway: SIMD kernels with run-time dispatch (src/codec/field_kernels.cc).
+zt_require_pkg(HWY       libhwy       libhwy-dev           highway-devel)
+zt_require_pkg(CURL      libcurl      libcurl4-openssl-dev libcurl-devel)
+
+# Debian's libhtscodecs-dev ships no .pc file: wrap the library by hand.
+find_path(HTSCODECS_INCLUDE_DIR htscodecs/rANS_static4x16.h)
+find_library(HTSCODECS_LIBRARY htscodecs)
+if(HTSCODECS_INCLUDE_DIR AND HTSCODECS_LIBRARY)
+  add_library(zt_htscodecs UNKNOWN IMPORTED)
+  set_target_properties(zt_htscodecs PROPERTIES
+    IMPORTED_LOCATION ${HTSCODECS_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${HTSCODECS_INCLUDE_DIR})
+else()
+  zt_missing("htscodecs (header htscodecs/rANS_static4x16.h, library libhtscodecs)" libhtscodecs-dev htscodecs-devel)
+endif()
+
+find_package(ZLIB QUIET)
+if(NOT ZLIB_FOUND)
+  zt_missing("zlib" zlib1g-dev zlib-devel)
+endif()
+find_package(nlohmann_json 3.10 QUIET)
+if(NOT nlohmann_json_FOUND)
+  zt_missing("nlohmann_json >= 3.10 (CMake package)" nlohmann-json3-dev json-devel)
+endif()
+find_package(Threads REQUIRED)
+
+if(ZT_MISSING_DEBIAN)
+  list(REMOVE_DUPLICATES ZT_MISSING_DEBIAN)
+  list(REMOVE_DUPLICATES ZT_MISSING_FEDORA)
+  list(JOIN ZT_MISSING_DEBIAN " " debian)
+  list(JOIN ZT_MISSING_FEDORA " " fedora)
+  message(FATAL_ERROR "zTensor cannot be built: development packages are missing (listed above).\n"
+                      "  Debian/Ubuntu: apt-get install ${debian}\n"
+                      "  Fedora:        dnf install ${fedora}\n"
+                      "Or install the prebuilt manylinux wheel, which carries these libraries.")
+endif()
