@@ -1,0 +1,45 @@
+"""Run by test_wheel.py inside a private mount namespace where the system copies of the native
+libraries the build links are hidden: proves they are hidden, then uses the installed wheel.
+
+    python wheel_smoke.py WORKDIR SONAME...
+"""
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    workdir = Path(sys.argv[1])
+    for soname in sys.argv[2:]:
+        try:
+            ctypes.CDLL(soname)
+        except OSError:
+            continue
+        raise SystemExit(f"{soname} still loads: the system copy is not hidden, the test proves nothing")
+
+    import numpy as np
+    import z4ai
+    import ztensor
+    import ztensor.numpy
+
+    weights = (np.arange(4096, dtype=np.float32) * 0.25).astype(np.float32)
+    frame = z4ai.compress(weights.tobytes(), dtype="fp32", effort="max")
+    assert z4ai.decompress(frame) == weights.tobytes(), "z4ai round trip changed the bytes"
+
+    path = workdir / "smoke.zt"
+    ztensor.numpy.save_file({"layer.weight": weights.reshape(64, 64)}, path)
+    back = ztensor.numpy.load_file(path)
+    assert np.array_equal(back["layer.weight"], weights.reshape(64, 64)), "save/load changed the tensor"
+
+    # `zt` on PATH is the wheel's console entry point (the venv's bin/ comes first).
+    out = subprocess.run(["zt", "info", str(path)], capture_output=True, text=True, env=os.environ)
+    assert out.returncode == 0, f"zt info exited {out.returncode}: {out.stderr}"
+    assert "layer.weight" in out.stdout, out.stdout
+    print("wheel smoke: import, z4ai round trip, save/load, zt info: ok")
+
+
+if __name__ == "__main__":
+    main()
