@@ -38,6 +38,13 @@ def main() -> None:
     out = subprocess.run(["zt", "info", str(path)], capture_output=True, text=True, env=os.environ)
     assert out.returncode == 0, f"zt info exited {out.returncode}: {out.stderr}"
     assert "layer.weight" in out.stdout, out.stdout
+    # The entry point passes the binary's exit code and streams through unchanged.
+    from ztensor._zt_command import binary_path
+    missing = str(workdir / "missing.zt")
+    via_entry = subprocess.run(["zt", "info", missing], capture_output=True, text=True)
+    direct = subprocess.run([str(binary_path()), "info", missing], capture_output=True, text=True)
+    assert via_entry.returncode == direct.returncode != 0, (via_entry.returncode, direct.returncode)
+    assert via_entry.stderr == direct.stderr, (via_entry.stderr, direct.stderr)
     print("wheel smoke: import, z4ai round trip, save/load, zt info: ok")
 
 
