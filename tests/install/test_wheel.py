@@ -64,6 +64,12 @@ def test_wheel_is_manylinux_and_self_contained():
     entry_points = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "zt = ztensor._zt_command:main" in entry_points
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    headers = [line for line in metadata.splitlines() if ": " in line]
+    assert f"Version: {project_version()}" in headers
+    assert {"Import-Name: ztensor", "Import-Name: z4ai"} <= set(headers)
+    assert {f"Provides-Extra: {e}" for e in ("torch", "remote", "dask", "scipy")} <= set(headers)
+    assert any(n.startswith("z4ai/_z4ai.") for n in names)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="manylinux wheels are Linux only")
