@@ -39,3 +39,14 @@ def test_sdist_configures(tmp_path):
         out = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / f"build-{name}"), "-G", "Ninja",
                               "-DZT_BUILD_TESTS=OFF", *extra], capture_output=True, text=True)
         assert out.returncode == 0, f"{name}: {out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+
+
+def test_build_requirements_match_pyproject():
+    """`make python`/`make wheel` build without isolation from deps/requirements-build.txt; it must
+    ask for what pyproject.toml's [build-system] asks for, or the two builds differ."""
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    listed = [line.strip() for line in (ROOT / "deps" / "requirements-build.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert sorted(listed) == sorted(requires)
