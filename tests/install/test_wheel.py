@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -44,7 +45,8 @@ def the_wheel() -> Path:
 
 def system_copies(sonames) -> list[str]:
     """Real paths of the system's copies of these libraries (from the loader cache)."""
-    cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"  # root's PATH may lack sbin
+    cache = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, check=True).stdout
     paths = set()
     for line in cache.splitlines():
         name, _, path = line.strip().partition(" => ")
