@@ -1,5 +1,7 @@
 #include "remote/http_exchange.h"
 
+#include "remote/ca_bundle.h"
+
 #include <curl/curl.h>
 
 #include <cctype>
@@ -107,6 +109,7 @@ Status get_range(Handle& h, const std::string& url, uint64_t first, std::span<ui
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
+  if (const char* ca = ca_bundle()) curl_easy_setopt(c, CURLOPT_CAINFO, ca);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, kStallBytesPerSecond);

@@ -1,0 +1,118 @@
+"""https:// reads find a CA bundle: CURL_CA_BUNDLE, then SSL_CERT_FILE, name one explicitly
+(src/remote/ca_bundle.cc), which is how a user of the manylinux wheel on a distribution whose CA
+file is elsewhere than Debian's points it at theirs. nginx serves a .zt over TLS on loopback with a
+self-signed certificate that only the named bundle trusts; `zt info URL` runs in a fresh process
+because the choice is made once per process."""
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+
+import ztensor.numpy
+
+from _cli import ZT, needs_zt
+from _servers import STARTUP_SECONDS, free_port, wait_listening
+
+TLS_CONF = """
+daemon off;
+master_process off;
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log;
+events {{ worker_connections 16; }}
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/client_body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    types {{ }}
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate {tmp}/cert.pem;
+        ssl_certificate_key {tmp}/key.pem;
+        root {root};
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def tls_server(tmp_path):
+    openssl = shutil.which("openssl")
+    assert openssl, "openssl (Debian package openssl) is needed to make the test certificate"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem"),
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    root = tmp_path / "www"
+    root.mkdir()
+    ztensor.numpy.save_file({"tls.weight": np.arange(64, dtype=np.float32)}, str(root / "m.zt"))
+    port = free_port()
+    (tmp_path / "nginx.conf").write_text(TLS_CONF.format(tmp=tmp_path, root=root, port=port))
+    exe = shutil.which("nginx") or "/usr/sbin/nginx"
+    proc = subprocess.Popen([exe, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path), "-e",
+                             str(tmp_path / "startup.log")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_listening(port, proc)
+        yield f"https://127.0.0.1:{port}/m.zt", tmp_path / "cert.pem"
+    finally:
+        proc.send_signal(signal.SIGQUIT)
+        try:
+            proc.wait(timeout=STARTUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def zt_info(url, **env_vars):
+    env = {k: v for k, v in os.environ.items() if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE")}
+    env.update({k: str(v) for k, v in env_vars.items()})
+    return subprocess.run([ZT, "info", url], capture_output=True, text=True, env=env)
+
+
+@needs_zt
+def test_untrusted_certificate_is_refused(tls_server):
+    url, _ = tls_server
+    out = zt_info(url)
+    assert out.returncode != 0
+    assert "certificate" in out.stderr.lower(), out.stderr
+
+
+@needs_zt
+def test_ssl_cert_file_names_the_bundle(tls_server):
+    url, cert = tls_server
+    out = zt_info(url, SSL_CERT_FILE=cert)
+    assert out.returncode == 0, out.stderr
+    assert "tls.weight" in out.stdout
+
+
+@needs_zt
+def test_curl_ca_bundle_comes_first(tls_server, tmp_path):
+    url, cert = tls_server
+    out = zt_info(url, CURL_CA_BUNDLE=cert, SSL_CERT_FILE=tmp_path / "missing.pem")
+    assert out.returncode == 0, out.stderr
+    out = zt_info(url, CURL_CA_BUNDLE=tmp_path / "missing.pem", SSL_CERT_FILE=cert)
+    assert out.returncode != 0
+
+
+@needs_zt
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a private mount namespace")
+def test_distribution_bundle_found_when_the_default_is_absent(tls_server, tmp_path):
+    """libcurl's compiled-in bundle (Debian's /etc/ssl/certs/ca-certificates.crt) is missing, as on
+    Alpine or Arch: an empty tmpfs over /etc/ssl in a private mount namespace, with only
+    /etc/ssl/cert.pem (that layout's bundle, here our certificate) in it."""
+    url, cert = tls_server
+    script = (f"mount -t tmpfs zt-test /etc/ssl && cp {shlex.quote(str(cert))} /etc/ssl/cert.pem && "
+              f"exec {shlex.quote(ZT)} info {shlex.quote(url)}")
+    env = {k: v for k, v in os.environ.items() if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE")}
+    out = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "tls.weight" in out.stdout
