@@ -39,7 +39,7 @@ http {{
     types {{ }}
     default_type application/octet-stream;
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{port}{tls};
         root {root};
     }}
 }}
@@ -66,13 +66,16 @@ def wait_listening(port, proc=None):
 
 
 class Nginx:
-    """nginx serving `root` on 127.0.0.1; `requests()` parses its access log."""
+    """nginx serving `root` on 127.0.0.1; `requests()` parses its access log. With
+    tls=(certificate, key) it serves https."""
 
-    def __init__(self, root: Path, tmp: Path):
+    def __init__(self, root: Path, tmp: Path, tls=None):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
         self.root, self.tmp, self.port = root, tmp, free_port()
+        self.scheme = "https" if tls else "http"
+        tls_conf = f" ssl; ssl_certificate {tls[0]}; ssl_certificate_key {tls[1]}" if tls else ""
         conf = tmp / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port))
+        conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf))
         self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -82,7 +85,7 @@ class Nginx:
             raise RuntimeError("nginx did not start: " + (tmp / "startup.log").read_text(errors="replace"))
 
     def url(self, name):
-        return f"http://127.0.0.1:{self.port}/{name}"
+        return f"{self.scheme}://127.0.0.1:{self.port}/{name}"
 
     def requests(self):
         """[(request line, Range header, status, bytes sent)] in order."""
@@ -111,6 +114,7 @@ class Nginx:
 
 
 RANGE = re.compile(r"bytes=(\d+)-(\d+)$")
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class FaultServer:
@@ -237,6 +241,9 @@ class MotoS3:
         self.log.flush()
         out = []
         for line in self.log_path.read_text(errors="replace").splitlines():
+            # werkzeug colours some request lines (ANSI escapes) depending on its version and the
+            # packages beside it; the project venv's set does.
+            line = ANSI_ESCAPE.sub("", line)
             m = re.search(r'"((?:GET|HEAD|PUT|POST) [^"]*)" (\d{3})', line)
             if m:
                 out.append((m.group(1), int(m.group(2))))

@@ -7,7 +7,6 @@ because the choice is made once per process."""
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 
 import numpy as np
@@ -16,32 +15,7 @@ import pytest
 import ztensor.numpy
 
 from _cli import ZT, needs_zt
-from _servers import STARTUP_SECONDS, free_port, wait_listening
-
-TLS_CONF = """
-daemon off;
-master_process off;
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log;
-events {{ worker_connections 16; }}
-http {{
-    access_log off;
-    client_body_temp_path {tmp}/client_body;
-    proxy_temp_path {tmp}/proxy;
-    fastcgi_temp_path {tmp}/fastcgi;
-    uwsgi_temp_path {tmp}/uwsgi;
-    scgi_temp_path {tmp}/scgi;
-    types {{ }}
-    default_type application/octet-stream;
-    server {{
-        listen 127.0.0.1:{port} ssl;
-        ssl_certificate {tmp}/cert.pem;
-        ssl_certificate_key {tmp}/key.pem;
-        root {root};
-    }}
-}}
-"""
+from _servers import Nginx
 
 
 @pytest.fixture
@@ -55,21 +29,11 @@ def tls_server(tmp_path):
     root = tmp_path / "www"
     root.mkdir()
     ztensor.numpy.save_file({"tls.weight": np.arange(64, dtype=np.float32)}, str(root / "m.zt"))
-    port = free_port()
-    (tmp_path / "nginx.conf").write_text(TLS_CONF.format(tmp=tmp_path, root=root, port=port))
-    exe = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen([exe, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path), "-e",
-                             str(tmp_path / "startup.log")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = Nginx(root, tmp_path, tls=(tmp_path / "cert.pem", tmp_path / "key.pem"))
     try:
-        wait_listening(port, proc)
-        yield f"https://127.0.0.1:{port}/m.zt", tmp_path / "cert.pem"
+        yield server.url("m.zt"), tmp_path / "cert.pem"
     finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=STARTUP_SECONDS)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        server.stop()
 
 
 def zt_info(url, **env_vars):
