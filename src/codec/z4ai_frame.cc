@@ -25,18 +25,32 @@ using detail::FrameHeader;
 using detail::FrameMode;
 
 constexpr int kDefaultZstdLevel = 3;
-// Inputs up to this size always also try whole-buffer zstd: it is cheap there
-// and wins on tiny or text-like buffers where stream headers dominate.
+// Inputs up to this size always also try whole-buffer zstd at the requested
+// level, with the same parameters as a plain ZSTD_compress at that level: the
+// frame is then never larger than that zstd frame plus the 32-byte header
+// (docs/codec.md). It is cheap there and wins on tiny or text-like buffers
+// where stream headers dominate.
 constexpr size_t kTinyInputBytes = size_t{64} << 10;
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
-// 1.3-1.6x more than any per-byte model).
+// 1.3-1.6x more than any per-byte model, and text-like metadata).
 // The windows sit at the centres of equal segments: a tensor's first rows
 // (padding or special tokens) are often quantised and would speak for it.
+// Each window is 1/16 of the input, 16..64 KiB: zstd's ratio on a window
+// grows with its length (matches reach further, and the high levels' optimal
+// parser pays more on longer text), so tiny windows undersell it; on 2 MiB of
+// tokenizer metadata at level 19, 16 KiB windows reach 0.87x the whole
+// buffer's ratio, 64 KiB windows 1.04x the chunked frame's.
 constexpr size_t kZstdProbeWindows = 4;
-constexpr size_t kZstdProbeWindowBytes = size_t{16} << 10;
+constexpr size_t kZstdProbeMinWindowBytes = size_t{16} << 10;
+constexpr size_t kZstdProbeMaxWindowBytes = size_t{64} << 10;
+constexpr size_t kZstdProbeWindowShare = 16;  // window = input / 16, clamped
 constexpr double kZstdProbeMargin = 0.97;
+// The like-for-like test (zstd_probe_close) codes the windows with the chunk
+// coder too; it runs only when the windows' zstd ratio reaches this share of
+// the frame's (weights: 0.6-0.9, metadata at level 19: 0.89).
+constexpr double kZstdProbeRecodeShare = 0.85;
 // Effort fast halves the chunk size until an input has at least this many
 // chunks (never below kMinChunkBytes), so even a 1 MB tensor is shared out
 // across cores. Depends only on the input size: frames stay identical for
@@ -122,7 +136,7 @@ std::span<const uint8_t> chunk_input(std::span<const uint8_t> data, uint32_t chu
 // The chunk coder's options for `data` under `plan`; `ranking` holds the
 // shared transform ranking the options point to.
 ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
-                                 std::vector<uint8_t>& ranking) {
+                                 detail::Ranking& ranking) {
   const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkEncodeOptions opts = plan.chunk;
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
@@ -140,7 +154,7 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
   const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkedFrame f;
   f.bodies.resize(n_chunks);
-  std::vector<uint8_t> ranking;
+  detail::Ranking ranking;
   const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
   detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
     f.bodies[i] = detail::encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
@@ -166,23 +180,38 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
                      : detail::encode_zstd(data, level, frame);
 }
 
-// True when zstd on a few spread windows compresses nearly as well as the
-// chunked frame did (`frame_bytes` for the whole input).
-bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
+// True when zstd on a few spread windows may beat the chunked frame
+// (`frame_bytes` for the whole input) on the whole input: its ratio on the
+// windows comes close to the frame's, or its size on the windows comes close
+// to the chunk coding of the same windows. The second test compares like
+// with like: on text whose matches reach far back (tokenizer merges repeat
+// vocabulary from a megabyte before) both sides see only the window, while
+// the first test alone would hold zstd to the whole frame's ratio.
+bool zstd_probe_close(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& chunk, int level,
+                      size_t frame_bytes) {
   if (data.size() <= kTinyInputBytes) return true;
-  const size_t segment = data.size() / kZstdProbeWindows;
-  const size_t win = std::min(kZstdProbeWindowBytes, segment);
+  const uint32_t w = dtype_width(dtype);
+  const size_t segment = data.size() / kZstdProbeWindows / w * w;
+  const size_t win = std::min(
+      std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes) / w * w,
+      segment);
   size_t in = 0, out = 0;
   std::vector<uint8_t> buf;
   for (size_t i = 0; i < kZstdProbeWindows; ++i) {
+    const std::span<const uint8_t> window = data.subspan(i * segment + (segment - win) / 2 / w * w, win);
     buf.clear();
-    if (!detail::encode_zstd(data.subspan(i * segment + (segment - win) / 2, win), level, buf)) return false;
+    if (!detail::encode_zstd(window, level, buf)) return false;
     in += win;
     out += buf.size();
   }
   const double probe_ratio = double(in) / double(out);
   const double frame_ratio = double(data.size()) / double(frame_bytes);
-  return probe_ratio >= kZstdProbeMargin * frame_ratio;
+  if (probe_ratio >= kZstdProbeMargin * frame_ratio) return true;
+  if (probe_ratio < kZstdProbeRecodeShare * frame_ratio) return false;
+  size_t coded = 0;
+  for (size_t i = 0; i < kZstdProbeWindows; ++i)
+    coded += detail::encode_chunk(data.subspan(i * segment + (segment - win) / 2 / w * w, win), dtype, chunk).size();
+  return kZstdProbeMargin * double(out) <= double(coded);
 }
 
 }  // namespace
@@ -194,6 +223,11 @@ namespace {
 struct Prepared {
   DType dtype = DType::opaque;
   Plan plan;
+  // The auto_select=false plan. Without repeats `plan` uses the same chunks
+  // and every auto chunk also weighs the primary coding of that chunk
+  // (encode_chunk), so the auto frame is never larger; with repeats the
+  // chunking differs and compress_to builds this frame as a candidate.
+  Plan primary;
   bool repeats = false;
 };
 
@@ -205,22 +239,30 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   if (data.size() > kMaxFrameOriginalBytes)
     return zt::Status(zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit");
   const int level = o.level == -1 ? kDefaultZstdLevel : o.level;
-  Plan& plan = p.plan;
-  plan = make_plan(o, level);
-  // Long-range repeats (tied or copied weights) are found first: then a
-  // frame of small chunks cannot win (each chunk sees only itself), so it is
-  // not built; one big chunk is, whose streams go to the repeat coder
-  // (repeat_path.h: zstd with long-distance matching over the whole stream).
-  p.repeats = o.auto_select && detail::has_long_range_repeats(data);
-  if (!plan.zara) {
-    if (o.auto_select && !p.repeats && detail::lean_applies(data, p.dtype)) {
-      plan.chunk.lean = true;
-      plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
+  // The primary plan (auto_select=false): the dtype's primary transform; at
+  // effort fast, floats without palette or sparse structure take the lean
+  // coding (the fastest one), everything else the per-stream coder search.
+  Plan& primary = p.primary;
+  primary = make_plan(o, level);
+  primary.chunk.auto_select = false;
+  if (!primary.zara) {
+    if (detail::lean_applies(data, p.dtype)) {
+      primary.chunk.lean = true;
+      primary.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
     } else {
-      plan.chunk_bytes = fast_chunk_bytes(data.size());
+      primary.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
+  Plan& plan = p.plan;
+  plan = primary;
+  plan.chunk.auto_select = o.auto_select;
+  // Long-range repeats (tied or copied weights) are found first: then a
+  // frame of small chunks cannot win (each chunk sees only itself), so one
+  // big chunk is built, whose streams go to the repeat coder (repeat_path.h:
+  // zstd with long-distance matching over the whole stream).
+  p.repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (p.repeats) {
+    plan.chunk.lean = false;
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
     while (plan.chunk_bytes < data.size() && plan.chunk_bytes < detail::kMaxChunkBytes) plan.chunk_bytes *= 2;
     plan.chunk.policy.long_repeats = true;
@@ -230,17 +272,20 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
-// when it is smaller. With repeats the frame's ratio includes them, so the
-// window probe compares like with like instead (repeat_path.h); the
-// candidate then also uses LDM. Empty when the chunked frame stays.
+// when it is smaller. Tiny inputs always try it, as plain zstd at the level.
+// Above that, with repeats the frame's ratio includes them, so the window
+// probe compares like with like instead (repeat_path.h) and the candidate
+// also uses LDM. Empty when the chunked frame stays.
 std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const CompressOptions& o, const Prepared& p,
                                       uint64_t digest, size_t chunked_size) {
   std::vector<uint8_t> whole;
+  if (!o.auto_select || data.empty()) return whole;
   const auto& policy = p.plan.chunk.policy;
-  if (o.auto_select && !data.empty() &&
-      (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
-                 : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
-    const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, p.repeats, digest, whole);
+  const bool tiny = data.size() <= kTinyInputBytes;
+  const bool long_window = p.repeats && !tiny;
+  if (tiny || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
+                         : zstd_probe_close(data, p.dtype, p.plan.chunk, policy.zstd_level, chunked_size))) {
+    const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
     if (!built || whole.size() >= chunked_size) whole.clear();
   }
   return whole;
@@ -265,6 +310,15 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     chunked = build_chunked(data, dtype, plan, o.threads);
   }
   detail::store_u64(chunked.head.data() + 16, digest);
+  if (prepared.repeats) {
+    // The repeat frame's one big chunk is not comparable chunk by chunk with
+    // the primary frame: build that too and keep the smaller.
+    ChunkedFrame primary = build_chunked(data, dtype, prepared.primary, o.threads);
+    if (primary.size < chunked.size) {
+      chunked = std::move(primary);
+      detail::store_u64(chunked.head.data() + 16, digest);
+    }
+  }
 
   const std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
   const size_t size = whole.empty() ? chunked.size : whole.size();
@@ -300,7 +354,7 @@ zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const Compress
   const uint32_t cb = p.plan.chunk_bytes;
   const size_t n = chunk_count(data.size(), cb);
   if (n < 2) return false;  // one chunk (the repeat path): nothing to stream
-  std::vector<uint8_t> ranking;
+  detail::Ranking ranking;
   const ChunkEncodeOptions opts = chunk_options(data, p.dtype, p.plan, o.threads, ranking);
   const unsigned workers = workers_for(data.size(), o.threads);
   // Pass 1: the chunk lengths the table needs; the bodies are dropped.
