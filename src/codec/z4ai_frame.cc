@@ -49,8 +49,9 @@ constexpr size_t kZstdProbeWindowShare = 16;  // window = input / 16, clamped
 constexpr double kZstdProbeMargin = 0.97;
 // The like-for-like test (zstd_probe_close) codes the windows with the chunk
 // coder too; it runs only when the windows' zstd ratio reaches this share of
-// the frame's (weights: 0.6-0.9, metadata at level 19: 0.89).
-constexpr double kZstdProbeRecodeShare = 0.85;
+// the frame's (weights: 0.58 int8-dequantised, 0.79 half pruned, 0.8-0.92 plain;
+// tokenizer metadata at level 19: 0.78-0.89).
+constexpr double kZstdProbeRecodeShare = 0.75;
 // Effort fast halves the chunk size until an input has at least this many
 // chunks (never below kMinChunkBytes), so even a 1 MB tensor is shared out
 // across cores. Depends only on the input size: frames stay identical for
@@ -208,10 +209,18 @@ bool zstd_probe_close(std::span<const uint8_t> data, DType dtype, const ChunkEnc
   const double frame_ratio = double(data.size()) / double(frame_bytes);
   if (probe_ratio >= kZstdProbeMargin * frame_ratio) return true;
   if (probe_ratio < kZstdProbeRecodeShare * frame_ratio) return false;
-  size_t coded = 0;
-  for (size_t i = 0; i < kZstdProbeWindows; ++i)
-    coded += detail::encode_chunk(data.subspan(i * segment + (segment - win) / 2 / w * w, win), dtype, chunk).size();
-  return kZstdProbeMargin * double(out) <= double(coded);
+  // The chunk coder's side is its best estimated size on each window (the
+  // transform ranking's, from entropy estimates): coding the windows would
+  // cost a tenth of the whole input's coding on sparse or dequantised data.
+  double coded = 0;
+  for (size_t i = 0; i < kZstdProbeWindows; ++i) {
+    const std::span<const uint8_t> window = data.subspan(i * segment + (segment - win) / 2 / w * w, win);
+    const detail::Ranking r = detail::rank_transforms(window, dtype, chunk);
+    if (r.empty()) return false;
+    // A lone candidate is the transform none (bytes), left unestimated.
+    coded += r.size() == 1 ? detail::estimate_coded_size(window) : r.front().estimate;
+  }
+  return kZstdProbeMargin * double(out) <= coded;
 }
 
 }  // namespace
@@ -272,7 +281,8 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
-// when it is smaller. Tiny inputs always try it, as plain zstd at the level.
+// when it is smaller. Tiny and opaque inputs always try it, as plain zstd at
+// the level.
 // Above that, with repeats the frame's ratio includes them, so the window
 // probe compares like with like instead (repeat_path.h) and the candidate
 // also uses LDM. Empty when the chunked frame stays.
@@ -281,9 +291,12 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   std::vector<uint8_t> whole;
   if (!o.auto_select || data.empty()) return whole;
   const auto& policy = p.plan.chunk.policy;
-  const bool tiny = data.size() <= kTinyInputBytes;
-  const bool long_window = p.repeats && !tiny;
-  if (tiny || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
+  // Opaque bytes (no dtype: metadata, text) always try it too: plain zstd
+  // at the level is what such a buffer is held against, and the window probe
+  // misses text whose matches reach far back.
+  const bool always = data.size() <= kTinyInputBytes || p.dtype == DType::opaque;
+  const bool long_window = p.repeats && !always;
+  if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
                          : zstd_probe_close(data, p.dtype, p.plan.chunk, policy.zstd_level, chunked_size))) {
     const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
     if (!built || whole.size() >= chunked_size) whole.clear();
