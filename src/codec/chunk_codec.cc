@@ -266,12 +266,12 @@ Candidate candidate_from(uint8_t id) {
 
 }  // namespace
 
-Ranking rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
   const uint32_t w = dtype_width(dtype);
-  Ranking ranking;
+  std::vector<uint8_t> ids;
   for (const auto& r : rank_on_sample(sample_elements(data.data(), data.size() / w, w), dtype, o))
-    ranking.push_back({r.first, candidate_id(r.second)});
-  return ranking;
+    ids.push_back(candidate_id(r.second));
+  return ids;
 }
 
 bool lean_applies(std::span<const uint8_t> data, DType dtype) {
@@ -303,7 +303,7 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
   // also a close runner-up).
   std::vector<std::pair<double, Candidate>> ranked;
   if (o.ranking && !o.ranking->empty()) {
-    for (const RankedCandidate& r : *o.ranking) ranked.push_back({r.estimate, candidate_from(r.id)});
+    for (uint8_t id : *o.ranking) ranked.push_back({0.0, candidate_from(id)});
   } else {
     ranked = rank_on_sample(sample_elements(data.data(), n, w), dtype, o);
   }

@@ -13,21 +13,13 @@
 
 namespace z4ai::detail {
 
-// A transform candidate (transform id | kSparseFlag) and its estimated size
-// on a sample, as rank_transforms orders them.
-struct RankedCandidate {
-  double estimate;
-  uint8_t id;
-};
-using Ranking = std::vector<RankedCandidate>;
-
 struct ChunkEncodeOptions {
   EntropyPolicy policy;
   bool auto_select = true;  // also rank byte planes / none / sparse
   bool allow_sparse = true;
   // When set (from rank_transforms on the whole input), chunks skip their
   // own sampling and try these (transform | sparse flag) ids in order.
-  const Ranking* ranking = nullptr;
+  const std::vector<uint8_t>* ranking = nullptr;
   // Effort fast on floats without palette or sparse structure: the lean
   // transform and encode_lean per stream, no ranking or coder search.
   bool lean = false;
@@ -43,7 +35,7 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype);
 // Ranks the candidate transforms (ids | kSparseFlag) for `data` by estimated
 // size on a sample, best first. Small chunks of one input share one ranking:
 // sampling each would cost as much as coding it.
-Ranking rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
 
 // `data` is one chunk: whole elements followed by at most width-1 tail bytes.
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);

@@ -34,24 +34,18 @@ constexpr size_t kTinyInputBytes = size_t{64} << 10;
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
-// 1.3-1.6x more than any per-byte model, and text-like metadata).
+// 1.3-1.6x more than any per-byte model).
 // The windows sit at the centres of equal segments: a tensor's first rows
 // (padding or special tokens) are often quantised and would speak for it.
 // Each window is 1/16 of the input, 16..64 KiB: zstd's ratio on a window
-// grows with its length (matches reach further, and the high levels' optimal
-// parser pays more on longer text), so tiny windows undersell it; on 2 MiB of
-// tokenizer metadata at level 19, 16 KiB windows reach 0.87x the whole
-// buffer's ratio, 64 KiB windows 1.04x the chunked frame's.
+// grows with its length (matches reach further), so tiny windows undersell
+// it (on 2 MiB of tokenizer metadata at level 19: 2.67 on 16 KiB windows,
+// 3.16 on 64 KiB ones, 4.1 on the whole buffer).
 constexpr size_t kZstdProbeWindows = 4;
 constexpr size_t kZstdProbeMinWindowBytes = size_t{16} << 10;
 constexpr size_t kZstdProbeMaxWindowBytes = size_t{64} << 10;
 constexpr size_t kZstdProbeWindowShare = 16;  // window = input / 16, clamped
 constexpr double kZstdProbeMargin = 0.97;
-// The like-for-like test (zstd_probe_close) codes the windows with the chunk
-// coder too; it runs only when the windows' zstd ratio reaches this share of
-// the frame's (weights: 0.58 int8-dequantised, 0.79 half pruned, 0.8-0.92 plain;
-// tokenizer metadata at level 19: 0.78-0.89).
-constexpr double kZstdProbeRecodeShare = 0.75;
 // Effort fast halves the chunk size until an input has at least this many
 // chunks (never below kMinChunkBytes), so even a 1 MB tensor is shared out
 // across cores. Depends only on the input size: frames stay identical for
@@ -137,7 +131,7 @@ std::span<const uint8_t> chunk_input(std::span<const uint8_t> data, uint32_t chu
 // The chunk coder's options for `data` under `plan`; `ranking` holds the
 // shared transform ranking the options point to.
 ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
-                                 detail::Ranking& ranking) {
+                                 std::vector<uint8_t>& ranking) {
   const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkEncodeOptions opts = plan.chunk;
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
@@ -155,7 +149,7 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
   const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkedFrame f;
   f.bodies.resize(n_chunks);
-  detail::Ranking ranking;
+  std::vector<uint8_t> ranking;
   const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
   detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
     f.bodies[i] = detail::encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
@@ -181,46 +175,24 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
                      : detail::encode_zstd(data, level, frame);
 }
 
-// True when zstd on a few spread windows may beat the chunked frame
-// (`frame_bytes` for the whole input) on the whole input: its ratio on the
-// windows comes close to the frame's, or its size on the windows comes close
-// to the chunk coding of the same windows. The second test compares like
-// with like: on text whose matches reach far back (tokenizer merges repeat
-// vocabulary from a megabyte before) both sides see only the window, while
-// the first test alone would hold zstd to the whole frame's ratio.
-bool zstd_probe_close(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& chunk, int level,
-                      size_t frame_bytes) {
+// True when zstd on a few spread windows compresses nearly as well as the
+// chunked frame did (`frame_bytes` for the whole input).
+bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
   if (data.size() <= kTinyInputBytes) return true;
-  const uint32_t w = dtype_width(dtype);
-  const size_t segment = data.size() / kZstdProbeWindows / w * w;
+  const size_t segment = data.size() / kZstdProbeWindows;
   const size_t win = std::min(
-      std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes) / w * w,
-      segment);
+      std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes), segment);
   size_t in = 0, out = 0;
   std::vector<uint8_t> buf;
   for (size_t i = 0; i < kZstdProbeWindows; ++i) {
-    const std::span<const uint8_t> window = data.subspan(i * segment + (segment - win) / 2 / w * w, win);
     buf.clear();
-    if (!detail::encode_zstd(window, level, buf)) return false;
+    if (!detail::encode_zstd(data.subspan(i * segment + (segment - win) / 2, win), level, buf)) return false;
     in += win;
     out += buf.size();
   }
   const double probe_ratio = double(in) / double(out);
   const double frame_ratio = double(data.size()) / double(frame_bytes);
-  if (probe_ratio >= kZstdProbeMargin * frame_ratio) return true;
-  if (probe_ratio < kZstdProbeRecodeShare * frame_ratio) return false;
-  // The chunk coder's side is its best estimated size on each window (the
-  // transform ranking's, from entropy estimates): coding the windows would
-  // cost a tenth of the whole input's coding on sparse or dequantised data.
-  double coded = 0;
-  for (size_t i = 0; i < kZstdProbeWindows; ++i) {
-    const std::span<const uint8_t> window = data.subspan(i * segment + (segment - win) / 2 / w * w, win);
-    const detail::Ranking r = detail::rank_transforms(window, dtype, chunk);
-    if (r.empty()) return false;
-    // A lone candidate is the transform none (bytes), left unestimated.
-    coded += r.size() == 1 ? detail::estimate_coded_size(window) : r.front().estimate;
-  }
-  return kZstdProbeMargin * double(out) <= coded;
+  return probe_ratio >= kZstdProbeMargin * frame_ratio;
 }
 
 }  // namespace
@@ -297,7 +269,7 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   const bool always = data.size() <= kTinyInputBytes || p.dtype == DType::opaque;
   const bool long_window = p.repeats && !always;
   if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
-                         : zstd_probe_close(data, p.dtype, p.plan.chunk, policy.zstd_level, chunked_size))) {
+                         : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
     const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
     if (!built || whole.size() >= chunked_size) whole.clear();
   }
@@ -367,7 +339,7 @@ zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const Compress
   const uint32_t cb = p.plan.chunk_bytes;
   const size_t n = chunk_count(data.size(), cb);
   if (n < 2) return false;  // one chunk (the repeat path): nothing to stream
-  detail::Ranking ranking;
+  std::vector<uint8_t> ranking;
   const ChunkEncodeOptions opts = chunk_options(data, p.dtype, p.plan, o.threads, ranking);
   const unsigned workers = workers_for(data.size(), o.threads);
   // Pass 1: the chunk lengths the table needs; the bodies are dropped.
