@@ -82,8 +82,8 @@ def compress(data, *, dtype: Optional[str] = None, level: Optional[int] = None, 
     ``auto=False`` writes the dtype's primary coding only (the fastest
     compress); ``auto=True`` builds on it and is never larger than it, and
     never larger than whole-buffer zstd at ``level`` plus the 32-byte header
-    for inputs up to 64 KiB and for opaque bytes (larger typed inputs probe
-    zstd first). ``level`` (1..22) is the level of every zstd stage; see
+    for inputs up to 64 KiB and for opaque bytes up to 64 MiB (larger inputs
+    probe zstd first). ``level`` (1..22) is the level of every zstd stage; see
     docs/codec.md, "How the encoder chooses".
     """
     if _is_ndarray(data):

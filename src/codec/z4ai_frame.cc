@@ -31,6 +31,11 @@ constexpr int kDefaultZstdLevel = 3;
 // (docs/codec.md). It is cheap there and wins on tiny or text-like buffers
 // where stream headers dominate.
 constexpr size_t kTinyInputBytes = size_t{64} << 10;
+// Opaque inputs (no dtype: metadata, text) up to this size always try it too
+// (see whole_if_smaller). The cap keeps the whole frame out of memory for the
+// tensors ZSTN files stream (over 64 MiB, zstn_writer.cc), so streamed and
+// in-memory containers stay byte-identical.
+constexpr size_t kOpaqueWholeMaxBytes = size_t{64} << 20;
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
@@ -263,10 +268,11 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   std::vector<uint8_t> whole;
   if (!o.auto_select || data.empty()) return whole;
   const auto& policy = p.plan.chunk.policy;
-  // Opaque bytes (no dtype: metadata, text) always try it too: plain zstd
-  // at the level is what such a buffer is held against, and the window probe
-  // misses text whose matches reach far back.
-  const bool always = data.size() <= kTinyInputBytes || p.dtype == DType::opaque;
+  // Opaque bytes (no dtype: metadata, text) up to kOpaqueWholeMaxBytes try it
+  // too: plain zstd at the level is what such a buffer is held against, and
+  // the window probe misses text whose matches reach far back.
+  const bool always =
+      data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes);
   const bool long_window = p.repeats && !always;
   if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
                          : zstd_probe_close(data, policy.zstd_level, chunked_size))) {

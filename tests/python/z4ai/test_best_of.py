@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import z4ai
 
 # docs/codec.md: a whole-buffer zstd frame is the 32-byte Z4AI header plus a
-# plain zstd frame; inputs up to 64 KiB and opaque inputs (no dtype) always
-# try it.
+# plain zstd frame; inputs up to 64 KiB and opaque inputs (no dtype) up to
+# 64 MiB always try it.
 FRAME_HEADER_BYTES = 32
 ALWAYS_WHOLE_ZSTD_BYTES = 64 << 10
 
