@@ -78,6 +78,13 @@ def compress(data, *, dtype: Optional[str] = None, level: Optional[int] = None, 
     bytes); for a NumPy array dtype and shape are recorded and ``dtype`` is
     ignored. ``effort`` None/"fast" gives a ``Z4AI`` frame, "balanced"/"max"
     a ``ZARA`` frame. Output is identical for any ``threads``.
+
+    ``auto=False`` writes the dtype's primary coding only (the fastest
+    compress); ``auto=True`` builds on it and is never larger than it, and
+    never larger than whole-buffer zstd at ``level`` plus the 32-byte header
+    for inputs up to 64 KiB and for opaque bytes up to 64 MiB (larger inputs
+    probe zstd first). ``level`` (1..22) is the level of every zstd stage; see
+    docs/codec.md, "How the encoder chooses".
     """
     if _is_ndarray(data):
         return compress_array(data, level=level, threads=threads, auto=auto, effort=effort)

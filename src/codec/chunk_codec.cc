@@ -20,6 +20,9 @@ constexpr double kSparseMinZeroShare = 0.125;
 // Above this share of all-zero elements the lean path is not taken.
 constexpr double kLeanMaxZeroShare = 0.01;
 constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_len
+// encode_chunk with auto_select also codes the primary transform (see there)
+// for chunks up to this size.
+constexpr size_t kPrimaryRecheckBytes = size_t{256} << 10;
 
 // A byte vector whose resize() leaves new bytes uninitialised: every stream
 // buffer is fully written by its transform, so zero-filling it is wasted work.
@@ -305,14 +308,37 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
     ranked = rank_on_sample(sample_elements(data.data(), n, w), dtype, o);
   }
   // A palette built on the sample may overflow on the whole chunk: fall back.
+  auto emit_primary = [&] {
+    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
+  };
   std::vector<uint8_t> best;
   size_t used = 0;
+  bool primary_done = false;
   for (; used < ranked.size() && best.empty(); ++used) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) best = emit(p, tail, o.policy, false, o.stream_threads);
+    primary_done = ranked[used].second.transform == primary && !ranked[used].second.sparse;
   }
-  if (best.empty()) best = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
-  if (o.policy.exhaustive && !o.ranking && used < ranked.size() && ranked[used].first < 1.02 * ranked[used - 1].first) {
+  if (best.empty()) {
+    best = emit_primary();
+    primary_done = true;
+  }
+  // The ranking is an estimate: on chunks up to kPrimaryRecheckBytes the
+  // primary coding of the chunk (what auto_select=false writes, same chunk,
+  // same policy) is coded too and the smaller kept, so there the auto frame
+  // is never larger. A small sample's estimates are noisy and coding twice
+  // costs little; on larger chunks it would cost 2-4x (dequantised, pruned
+  // and fp16 weights, whose winner is rarely the primary) for gains the
+  // ranking's estimates put at a fraction of a percent.
+  if (!primary_done && !o.policy.long_repeats && data.size() <= kPrimaryRecheckBytes) {
+    std::vector<uint8_t> alt = emit_primary();
+    if (alt.size() < best.size()) best = std::move(alt);
+    primary_done = true;
+  }
+  const bool runner_up_is_primary =
+      used < ranked.size() && ranked[used].second.transform == primary && !ranked[used].second.sparse;
+  if (o.policy.exhaustive && !o.ranking && used < ranked.size() && !(runner_up_is_primary && primary_done) &&
+      ranked[used].first < 1.02 * ranked[used - 1].first) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
       std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads);

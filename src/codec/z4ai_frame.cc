@@ -25,17 +25,31 @@ using detail::FrameHeader;
 using detail::FrameMode;
 
 constexpr int kDefaultZstdLevel = 3;
-// Inputs up to this size always also try whole-buffer zstd: it is cheap there
-// and wins on tiny or text-like buffers where stream headers dominate.
+// Inputs up to this size always also try whole-buffer zstd at the requested
+// level, with the same parameters as a plain ZSTD_compress at that level: the
+// frame is then never larger than that zstd frame plus the 32-byte header
+// (docs/codec.md). It is cheap there and wins on tiny or text-like buffers
+// where stream headers dominate.
 constexpr size_t kTinyInputBytes = size_t{64} << 10;
+// Opaque inputs (no dtype: metadata, text) up to this size always try it too
+// (see whole_if_smaller). The cap keeps the whole frame out of memory for the
+// tensors ZSTN files stream (over 64 MiB, zstn_writer.cc), so streamed and
+// in-memory containers stay byte-identical.
+constexpr size_t kOpaqueWholeMaxBytes = size_t{64} << 20;
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
 // 1.3-1.6x more than any per-byte model).
 // The windows sit at the centres of equal segments: a tensor's first rows
 // (padding or special tokens) are often quantised and would speak for it.
+// Each window is 1/16 of the input, 16..64 KiB: zstd's ratio on a window
+// grows with its length (matches reach further), so tiny windows undersell
+// it (on 2 MiB of tokenizer metadata at level 19: 2.67 on 16 KiB windows,
+// 3.16 on 64 KiB ones, 4.1 on the whole buffer).
 constexpr size_t kZstdProbeWindows = 4;
-constexpr size_t kZstdProbeWindowBytes = size_t{16} << 10;
+constexpr size_t kZstdProbeMinWindowBytes = size_t{16} << 10;
+constexpr size_t kZstdProbeMaxWindowBytes = size_t{64} << 10;
+constexpr size_t kZstdProbeWindowShare = 16;  // window = input / 16, clamped
 constexpr double kZstdProbeMargin = 0.97;
 // Effort fast halves the chunk size until an input has at least this many
 // chunks (never below kMinChunkBytes), so even a 1 MB tensor is shared out
@@ -171,7 +185,8 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
 bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
   if (data.size() <= kTinyInputBytes) return true;
   const size_t segment = data.size() / kZstdProbeWindows;
-  const size_t win = std::min(kZstdProbeWindowBytes, segment);
+  const size_t win = std::min(
+      std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes), segment);
   size_t in = 0, out = 0;
   std::vector<uint8_t> buf;
   for (size_t i = 0; i < kZstdProbeWindows; ++i) {
@@ -194,6 +209,11 @@ namespace {
 struct Prepared {
   DType dtype = DType::opaque;
   Plan plan;
+  // The auto_select=false plan. Without repeats `plan` uses the same chunks
+  // and every auto chunk also weighs the primary coding of that chunk
+  // (encode_chunk), so the auto frame is never larger; with repeats the
+  // chunking differs and compress_to builds this frame as a candidate.
+  Plan primary;
   bool repeats = false;
 };
 
@@ -205,22 +225,30 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   if (data.size() > kMaxFrameOriginalBytes)
     return zt::Status(zt::ErrorCode::limit_exceeded, "z4ai: input is over the 1 TiB limit");
   const int level = o.level == -1 ? kDefaultZstdLevel : o.level;
-  Plan& plan = p.plan;
-  plan = make_plan(o, level);
-  // Long-range repeats (tied or copied weights) are found first: then a
-  // frame of small chunks cannot win (each chunk sees only itself), so it is
-  // not built; one big chunk is, whose streams go to the repeat coder
-  // (repeat_path.h: zstd with long-distance matching over the whole stream).
-  p.repeats = o.auto_select && detail::has_long_range_repeats(data);
-  if (!plan.zara) {
-    if (o.auto_select && !p.repeats && detail::lean_applies(data, p.dtype)) {
-      plan.chunk.lean = true;
-      plan.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
+  // The primary plan (auto_select=false): the dtype's primary transform; at
+  // effort fast, floats without palette or sparse structure take the lean
+  // coding (the fastest one), everything else the per-stream coder search.
+  Plan& primary = p.primary;
+  primary = make_plan(o, level);
+  primary.chunk.auto_select = false;
+  if (!primary.zara) {
+    if (detail::lean_applies(data, p.dtype)) {
+      primary.chunk.lean = true;
+      primary.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
     } else {
-      plan.chunk_bytes = fast_chunk_bytes(data.size());
+      primary.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
+  Plan& plan = p.plan;
+  plan = primary;
+  plan.chunk.auto_select = o.auto_select;
+  // Long-range repeats (tied or copied weights) are found first: then a
+  // frame of small chunks cannot win (each chunk sees only itself), so one
+  // big chunk is built, whose streams go to the repeat coder (repeat_path.h:
+  // zstd with long-distance matching over the whole stream).
+  p.repeats = o.auto_select && detail::has_long_range_repeats(data);
   if (p.repeats) {
+    plan.chunk.lean = false;
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
     while (plan.chunk_bytes < data.size() && plan.chunk_bytes < detail::kMaxChunkBytes) plan.chunk_bytes *= 2;
     plan.chunk.policy.long_repeats = true;
@@ -230,17 +258,25 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
-// when it is smaller. With repeats the frame's ratio includes them, so the
-// window probe compares like with like instead (repeat_path.h); the
-// candidate then also uses LDM. Empty when the chunked frame stays.
+// when it is smaller. Tiny and opaque inputs always try it, as plain zstd at
+// the level.
+// Above that, with repeats the frame's ratio includes them, so the window
+// probe compares like with like instead (repeat_path.h) and the candidate
+// also uses LDM. Empty when the chunked frame stays.
 std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const CompressOptions& o, const Prepared& p,
                                       uint64_t digest, size_t chunked_size) {
   std::vector<uint8_t> whole;
+  if (!o.auto_select || data.empty()) return whole;
   const auto& policy = p.plan.chunk.policy;
-  if (o.auto_select && !data.empty() &&
-      (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
-                 : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
-    const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, p.repeats, digest, whole);
+  // Opaque bytes (no dtype: metadata, text) up to kOpaqueWholeMaxBytes try it
+  // too: plain zstd at the level is what such a buffer is held against, and
+  // the window probe misses text whose matches reach far back.
+  const bool always =
+      data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes);
+  const bool long_window = p.repeats && !always;
+  if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
+                         : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
+    const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
     if (!built || whole.size() >= chunked_size) whole.clear();
   }
   return whole;
@@ -265,6 +301,15 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     chunked = build_chunked(data, dtype, plan, o.threads);
   }
   detail::store_u64(chunked.head.data() + 16, digest);
+  if (prepared.repeats) {
+    // The repeat frame's one big chunk is not comparable chunk by chunk with
+    // the primary frame: build that too and keep the smaller.
+    ChunkedFrame primary = build_chunked(data, dtype, prepared.primary, o.threads);
+    if (primary.size < chunked.size) {
+      chunked = std::move(primary);
+      detail::store_u64(chunked.head.data() + 16, digest);
+    }
+  }
 
   const std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
   const size_t size = whole.empty() ? chunked.size : whole.size();
