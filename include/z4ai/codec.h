@@ -76,6 +76,7 @@ struct FrameInfo {
   FrameKind kind;
   DType dtype;             // opaque for chunked/delta frames
   uint64_t original_length;
+  bool pypi_layout = false;  // written by PyPI z4ai 0.x (decode only)
 };
 
 // Hard cap on a frame's declared decoded size (1 TiB).

@@ -8,6 +8,7 @@
 
 #include "codec/byte_io.h"
 #include "codec/digest.h"
+#include "codec/legacy_format.h"
 #include "z4ai/model_delta_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
@@ -89,12 +90,17 @@ zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> f) {
 }  // namespace detail
 
 zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame) {
+  if (detail::is_legacy_model_delta(frame)) {  // PyPI z4ai 0.x stores no base length or XXH3
+    ZT_ASSIGN_OR_RETURN(uint64_t n, detail::legacy_model_delta_length(frame));
+    return ModelDeltaInfo{n, 0, 0};
+  }
   ZT_ASSIGN_OR_RETURN(detail::ModelDeltaLayout l, detail::parse_model_delta(frame));
   return ModelDeltaInfo{8 + l.header.size() + l.data_len, l.base_data_len, l.base_digest};
 }
 
 zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> base_st,
                                        std::span<uint8_t> out, unsigned threads) {
+  if (detail::is_legacy_model_delta(frame)) return detail::decode_legacy_model_delta_into(frame, base_st, out);
   ZT_ASSIGN_OR_RETURN(detail::ModelDeltaLayout l, detail::parse_model_delta(frame));
   ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout base, detail::split_safetensors(base_st));
   if (base.data.size() != l.base_data_len || detail::xxh3_64(base.data) != l.base_digest)
