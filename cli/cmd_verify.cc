@@ -102,7 +102,7 @@ Status verify_z4dm(const std::string& path, std::span<const uint8_t> frame, Veri
   if (!layout.ok()) return Status(layout.status().code(), "'" + path + "': " + layout.status().message());
   for (const auto& e : layout->entries) r->objects += e.name.empty() ? 0 : 1;
   r->components = layout->entries.size();
-  r->digests = 1;
+  r->digests = layout->pypi_layout ? 0 : 1;  // PyPI z4ai 0.x frames carry no trailer digest
   return Status::Ok();
 }
 
@@ -154,8 +154,9 @@ int cmd_verify(std::span<char* const> args) {
   }
   if (!s.ok()) return status_error(s);
   if (!a.has("json") && r.format == "z4dm")
-    std::printf("%s: OK (z4dm, %llu tensors; structure and trailer digest checked, frames decode with the base)\n",
-                path.c_str(), static_cast<unsigned long long>(r.objects));
+    std::printf("%s: OK (z4dm, %llu tensors; structure%s checked, frames decode with the base)\n", path.c_str(),
+                static_cast<unsigned long long>(r.objects),
+                r.digests ? " and trailer digest" : " (PyPI z4ai 0.x layout: no trailer digest)");
   else if (!a.has("json"))
     std::printf("%s: OK (%s, %llu objects, %llu components decoded, %llu digests checked%s)\n", path.c_str(),
                 r.format.c_str(), static_cast<unsigned long long>(r.objects),

@@ -133,9 +133,23 @@ bool is_legacy_model_delta(std::span<const uint8_t> b) {
   return b.size() >= 8 && has_magic(b, kMagic) && b[4] == kModelVersion && (b[5] | b[6] | b[7]) != 0;
 }
 
-zt::Result<uint64_t> legacy_model_delta_length(std::span<const uint8_t> f) {
+zt::Result<ModelDeltaLayout> legacy_model_delta_layout(std::span<const uint8_t> f) {
   ZT_ASSIGN_OR_RETURN(ModelLayout l, parse_model(f));
-  return 8 + l.header.size() + l.data_len;
+  ModelDeltaLayout out;
+  out.pypi_layout = true;
+  out.header = l.header;
+  out.data_len = l.data_len;
+  for (uint8_t b : l.base_digest) out.base_digest = out.base_digest << 8 | b;
+  for (const ModelEntry& e : l.entries) {
+    ModelDeltaEntry d;
+    d.name = e.name;
+    d.dest_begin = e.begin;
+    d.dest_end = e.end;
+    d.kind = e.kind == kCopy ? ModelDeltaKind::copy : e.kind == kDelta ? ModelDeltaKind::delta : ModelDeltaKind::full;
+    d.frame = e.frame;
+    out.entries.push_back(std::move(d));
+  }
+  return out;
 }
 
 zt::Status decode_legacy_model_delta_into(std::span<const uint8_t> f, std::span<const uint8_t> base_st,

@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "z4ai/model_delta_format.h"
 #include "ztensor/status.h"
 
 namespace z4ai::detail {
@@ -103,8 +104,9 @@ zt::Status decode_legacy_delta_into(std::span<const uint8_t> frame, std::span<co
 // name, 2 copy of that base tensor). Ours puts 3 zero bytes after the version:
 // here they are the low bytes of hlen, nonzero for any header under 16 MiB.
 bool is_legacy_model_delta(std::span<const uint8_t> bytes);
-// Target .safetensors length, after checking every entry and inner frame.
-zt::Result<uint64_t> legacy_model_delta_length(std::span<const uint8_t> frame);
+// The frame as a ModelDeltaLayout (pypi_layout set), after checking every
+// entry and inner frame.
+zt::Result<ModelDeltaLayout> legacy_model_delta_layout(std::span<const uint8_t> frame);
 zt::Status decode_legacy_model_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> base_st,
                                           std::span<uint8_t> out);
 

@@ -38,6 +38,7 @@ zt::Status check_inner(const ModelDeltaEntry& e) {
 
 zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> f) {
   if (!is_model_delta(f)) return zt::Status(zt::ErrorCode::bad_magic, "Z4DM frame: magic is not 'Z4DM'");
+  if (is_legacy_model_delta(f)) return legacy_model_delta_layout(f);
   if (f.size() < 8 + kModelDeltaTrailerBytes) return corrupt("shorter than its fixed fields");
   if (f[4] != kModelDeltaVersion)
     return zt::Status(zt::ErrorCode::unsupported, "Z4DM frame: version " + std::to_string(f[4]) + " (want 1)");
@@ -90,10 +91,6 @@ zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> f) {
 }  // namespace detail
 
 zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame) {
-  if (detail::is_legacy_model_delta(frame)) {  // PyPI z4ai 0.x stores no base length or XXH3
-    ZT_ASSIGN_OR_RETURN(uint64_t n, detail::legacy_model_delta_length(frame));
-    return ModelDeltaInfo{n, 0, 0};
-  }
   ZT_ASSIGN_OR_RETURN(detail::ModelDeltaLayout l, detail::parse_model_delta(frame));
   return ModelDeltaInfo{8 + l.header.size() + l.data_len, l.base_data_len, l.base_digest};
 }

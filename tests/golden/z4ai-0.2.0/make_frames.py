@@ -155,14 +155,14 @@ def generate(outdir: str, small: bool) -> list:
         64 KiB are gzipped to keep the committed set small."""
         if data in written:
             return written[data]
-        if len(data) > (64 << 10) and name.endswith(".raw"):
+        if len(data) > (64 << 10) and (name.endswith(".raw") or name.endswith(".st")):
             name += ".gz"
             data_out = gzip.compress(data, 9, mtime=0)
         else:
             data_out = data
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(data_out)
-        if name.endswith(".raw") or name.endswith(".raw.gz") or name.endswith(".st"):
+        if name.endswith((".raw", ".st", ".gz")):
             written[data] = name
         return name
 
@@ -224,6 +224,13 @@ def generate(outdir: str, small: bool) -> list:
                        ("mask", "BOOL", [8], bytes([1, 0, 1, 1, 0, 0, 1, 0]))])
     case("zstn", zst.compress_bytes(st), "zstn", put("zstn.st", st))
     case("zstn_max", zst.compress_bytes(st, level=19), "zstn", "zstn.st")
+
+    if not small:
+        # A tensor over the 64 MiB window zstn_file.cc streams chunk by chunk.
+        zeros = np.zeros(17 << 20, dtype=np.float32)
+        zeros[-5:] = 1.5
+        big_st = _safetensors([("head", "F32", [1024], inputs["f32"][0]), ("big", "F32", [zeros.size], zeros.tobytes())])
+        case("zstn_big", zst.compress_bytes(big_st), "zstn", put("zstn_big.st", big_st))
 
     with open(os.path.join(outdir, "manifest.json"), "w") as f:
         json.dump({"generator": "z4ai " + z4ai.__version__, "seed": SEED, "cases": cases}, f, indent=1)
