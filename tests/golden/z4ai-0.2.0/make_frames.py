@@ -4,6 +4,7 @@ Run it with the peer venv's Python (PyPI's ``z4ai`` shares our module name, so
 it never runs in the environment that has ours):
 
     build/peers/z4ai-0.2.0/bin/python tests/golden/z4ai-0.2.0/make_frames.py OUTDIR [--small]
+    .../make_frames.py --fuzz-seeds tests/golden/z4ai-0.2.0 fuzz/codec/corpus/legacy_decode_fuzz
 
 OUTDIR receives one file per frame and per input plus ``manifest.json``:
 each case names its frame, the API that reads it (``decompress``,
@@ -237,5 +238,39 @@ def generate(outdir: str, small: bool) -> list:
     return cases
 
 
+# fuzz/codec/legacy_decode_fuzz.cc: its first input byte picks the layout.
+FUZZ_SELECTOR = {b"Z4AI": 0, b"ZARA": 1, b"ZSP1": 2, b"ZPL1": 3, b"Z4DL": 4, b"Z4DM": 5}
+# One frame per transform of each container, besides the crafted coders.
+FUZZ_GOLDEN = ("empty_default", "bf16_default", "f16_fast", "odd_f32_max", "bf16_max", "text_balanced",
+               "zeros_bf16_default")
+
+
+def fuzz_seeds(golden: str, outdir: str) -> None:
+    """Seeds for legacy_decode_fuzz: the small golden frames, and a Z4DL and
+    Z4DM made against the fuzzer's fixed reference and base."""
+    os.makedirs(outdir, exist_ok=True)
+    seeds = []
+    for c in json.load(open(os.path.join(golden, "manifest.json")))["cases"]:
+        frame = open(os.path.join(golden, c["frame"]), "rb").read()
+        keep = c["name"].startswith(("crafted", "sparse", "palette", "tiny")) or c["name"] in FUZZ_GOLDEN
+        if c["api"] == "decompress" and keep and len(frame) <= 4096:
+            seeds.append((c["name"], frame))
+    ref = bytes((i * 7 + (i >> 8)) & 0xFF for i in range(4096))
+    cur = bytearray(ref)
+    cur[::50] = bytes(len(cur[::50]))
+    seeds.append(("delta", z4ai.compress_delta(bytes(cur), ref, dtype="fp32")))
+    header = b'{"t":{"dtype":"F32","shape":[1024],"data_offsets":[0,4096]}}'
+    base = struct.pack("<Q", len(header)) + header + ref
+    target = _safetensors([("t", "F32", [1024], bytes(cur)), ("u", "U8", [3], b"abc")])
+    seeds.append(("model_delta", model_delta.compress(target, base)))
+    seeds.append(("model_delta_copy", model_delta.compress(base, base)))
+    for name, frame in seeds:
+        with open(os.path.join(outdir, name), "wb") as f:
+            f.write(bytes([FUZZ_SELECTOR[frame[:4]]]) + frame)
+
+
 if __name__ == "__main__":
-    generate(sys.argv[1], "--small" in sys.argv[2:])
+    if sys.argv[1] == "--fuzz-seeds":
+        fuzz_seeds(sys.argv[2], sys.argv[3])
+    else:
+        generate(sys.argv[1], "--small" in sys.argv[2:])
