@@ -18,6 +18,8 @@ bool is_z4ai_frame(std::span<const uint8_t> b) {
          detail::is_legacy_delta(b);
 }
 
+bool is_pypi_z4ai_frame(std::span<const uint8_t> b) { return detail::is_legacy_frame(b) || detail::is_legacy_delta(b); }
+
 zt::Result<FrameInfo> peek(std::span<const uint8_t> frame) {
   if (chunked::is_chunked_frame(frame)) {
     ZT_ASSIGN_OR_RETURN(uint64_t n, chunked::decoded_length(frame));

@@ -161,7 +161,7 @@ def test_cli_reads_pypi_containers(tmp_path):
     zstn = tmp_path / "m.zstn"
     zstn.write_bytes(_read(GOLDEN, "zstn.z4"))
     r = _zt("verify", zstn)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 0 and "0 digests checked" in r.stdout and "PyPI z4ai 0.x" in r.stdout, r.stdout + r.stderr
     r = _zt("decompress", zstn, tmp_path / "m.safetensors")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "m.safetensors").read_bytes() == _read(GOLDEN, "zstn.st")
