@@ -14,7 +14,6 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,14 @@ import z4ai
 from z4ai import model_delta
 from z4ai import safetensors as zst
 from _cli import ZT
+from _peer_venv import clean_env as _clean_env, ensure_venv
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden" / "z4ai-0.2.0"
 MAKER = GOLDEN / "make_frames.py"
 PEER_PACKAGES = ["z4ai==0.2.0", "numpy", "brotli"]
 NO_SKIPS = os.environ.get("ZT_NO_SKIPS") == "1"
-OFFLINE_MARKERS = ("Temporary failure in name resolution", "Network is unreachable", "Max retries exceeded",
-                   "ConnectionError", "ReadTimeoutError", "Name or service not known",
-                   "No matching distribution found")
+
 
 
 def _read(folder: Path, name: str) -> bytes:
@@ -181,11 +179,6 @@ def test_cli_reads_pypi_containers(tmp_path):
 
 
 # ------------------------------------------------------------ fresh frames
-def _clean_env() -> dict:
-    """The peer must import PyPI's `z4ai`, never ours."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
-
-
 def _peer_ok(py: Path) -> bool:
     probe = "import importlib.metadata as m, numpy, brotli, z4ai; assert m.version('z4ai') == '0.2.0'"
     return py.exists() and subprocess.run([str(py), "-I", "-c", probe], capture_output=True,
@@ -195,23 +188,9 @@ def _peer_ok(py: Path) -> bool:
 @pytest.fixture(scope="session")
 def peer_python() -> Path:
     venv = Path(os.environ.get("Z4AI_PEER_VENV", REPO / "build" / "peers" / "z4ai-0.2.0"))
-    py = venv / "bin" / "python"
-    if _peer_ok(py):
-        return py
-    if not NO_SKIPS:
+    if not _peer_ok(venv / "bin" / "python") and not NO_SKIPS:
         pytest.skip(f"no PyPI z4ai 0.2.0 venv at {venv} (ZT_NO_SKIPS=1 creates it)")
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_clean_env())
-    p = subprocess.run([str(py), "-m", "pip", "install", "-q", *PEER_PACKAGES], capture_output=True, text=True,
-                       env=_clean_env())
-    if p.returncode != 0:
-        out = p.stdout + p.stderr
-        if any(m in out for m in OFFLINE_MARKERS):
-            pytest.skip(f"PyPI unreachable, cannot install z4ai 0.2.0: {out.strip()[-300:]}")
-        raise AssertionError(f"installing PyPI z4ai 0.2.0 failed:\n{out[-3000:]}")
-    assert _peer_ok(py), "peer venv is incomplete after install"
-    return py
+    return ensure_venv(venv, PEER_PACKAGES, _peer_ok, "PyPI z4ai 0.2.0")
 
 
 def test_fresh_peer_frames_decode_bit_exact(peer_python, tmp_path):
