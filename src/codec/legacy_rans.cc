@@ -17,7 +17,9 @@
 // corrupt_stream.
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -145,7 +147,41 @@ zt::Result<std::vector<uint8_t>> unzstd_declared(std::span<const uint8_t> in, ui
   return raw;
 }
 
+// Each symbol costs at least log2(scale / largest frequency) bits, and the
+// four 32-bit states hold at most 128 bits more: a stream of `coded` bytes
+// cannot produce more symbols than that, whatever it declares.
+zt::Status check_entropy_bound(const uint8_t* table, uint64_t n, uint64_t coded) {
+  uint32_t top = 0;
+  for (int s = 0; s < 256; ++s) top = std::max<uint32_t>(top, table[2 * s] | table[2 * s + 1] << 8);
+  if (top == 0 || top >= (1u << kO0Bits)) return {};  // one symbol codes in 0 bits: no bound
+  const double min_bits = double(n) * std::log2(double(1u << kO0Bits) / top);
+  if (min_bits <= double(coded) * 8 + 4 * 32 + 64) return {};
+  return {zt::ErrorCode::length_mismatch, "PyPI z4ai rANS stream: " + std::to_string(coded) +
+                                              " coded bytes cannot hold " + std::to_string(n) +
+                                              " symbols of its frequency table"};
+}
+
 }  // namespace
+
+zt::Status check_legacy_rans_declared(uint8_t kind, std::span<const uint8_t> in, uint64_t n) {
+  ByteReader r(in);
+  uint64_t head = 0;
+  if (!r.u64(head)) return corrupt("shorter than its 8-byte header");
+  if (kind == 1) {  // adaptive: k = ceil(n / 64 KiB) slices, each 4 + 16 bytes at least
+    uint32_t k = 0;
+    if (head == 0 || !r.u32(k)) return {};
+    if (k != (n + kAdaptiveSlice - 1) / kAdaptiveSlice || r.remaining() < 4 + 20 * uint64_t(k))
+      return {zt::ErrorCode::length_mismatch, "PyPI z4ai adaptive rANS stream: " + std::to_string(in.size()) +
+                                                  " bytes cannot hold " + std::to_string(n) + " symbols"};
+    return {};
+  }
+  std::span<const uint8_t> table;
+  uint16_t k = 0;
+  if ((head & kChunkedFlag) && (!r.u16(k) || !r.bytes(512, table))) return corrupt("chunked header is truncated");
+  if (!(head & kChunkedFlag) && (head == 0 || !r.bytes(512, table))) return {};
+  const uint64_t states = 16 * uint64_t(k > 0 ? k : 1);
+  return check_entropy_bound(table.data(), n, r.remaining() + states);
+}
 
 zt::Status decode_legacy_rans0(std::span<const uint8_t> in, std::span<uint8_t> out) {
   ByteReader r(in);

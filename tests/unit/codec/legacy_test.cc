@@ -97,6 +97,25 @@ TEST(LegacyRans, SingleSymbolStreamDecodes) {
   EXPECT_EQ(decode_legacy_rans0(s, wrong).code(), zt::ErrorCode::length_mismatch);
 }
 
+TEST(LegacyRans, DeclaredLengthBeyondWhatTheBytesCanCodeIsRefusedBeforeDecoding) {
+  // Two symbols of probability 1/2: one bit each, so 40 coded bytes cannot
+  // produce a million symbols. The frame is refused by peek, before any
+  // output exists.
+  std::vector<uint8_t> s;
+  put_u64(s, 1'000'000);
+  for (int i = 0; i < 256; ++i) put_u16(s, i < 2 ? 1u << 13 : 0);
+  for (int i = 0; i < 10; ++i) put_u32(s, 1u << 23);
+  std::vector<uint8_t> f = {'Z', '4', 'A', 'I', 1, 0, 0, 1, 1, 0, 0, 0};
+  put_u32(f, 0);
+  f.push_back(3);  // rANS order-0
+  put_u64(f, 1'000'000);
+  put_u64(f, s.size());
+  f.insert(f.end(), s.begin(), s.end());
+  auto info = peek(f);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().code(), zt::ErrorCode::length_mismatch) << info.status().to_string();
+}
+
 TEST(LegacyModelDelta, PypiLayoutIsRecognisedNotMisreadAsReservedBytes) {
   std::vector<uint8_t> f = {'Z', '4', 'D', 'M', 1};
   const std::string header = R"({"x":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})";
