@@ -60,6 +60,12 @@ def _inputs(rng: np.random.Generator, small: bool) -> dict:
         "tiny3_f32": (b"\x01\x02\x03", "fp32"),
         "zeros_bf16": (bytes(4096), "bf16"),
     }
+    # The one-byte and integer dtypes (drawn after the others, which keeps
+    # their seeded bytes unchanged).
+    out["fp8"] = (rng.integers(0x30, 0x48, 768).astype(np.uint8).tobytes(), "fp8_e4m3")
+    out["i8"] = (rng.integers(-20, 20, 512).astype(np.int8).tobytes(), "int8")
+    out["u16"] = (rng.integers(0, 900, 384).astype(np.uint16).tobytes(), "uint16")
+    out["i64"] = (rng.integers(-5000, 5000, 96).astype(np.int64).tobytes(), "int64")
     if not small:
         # Large enough for PyPI's order-1 rANS (planes >= 64 KiB) and, for the
         # bf16 mantissa plane (one byte per element, >= 4 MiB), zstd blocks.
