@@ -108,6 +108,16 @@ def test_zstn_reader_reads_each_tensor():
             assert r.read_raw(name) == data[b:e], name
 
 
+def test_pypi_frames_are_recognised():
+    from z4ai import delta
+    for case in GOLDEN_CASES:
+        frame = _read(GOLDEN, case["frame"])
+        if case["api"] in ("decompress", "decompress_delta"):
+            assert z4ai.peek_is_z4ai(frame), case["name"]
+        assert delta.peek_is_delta(frame) == (case["api"] == "decompress_delta"), case["name"]
+        assert model_delta.peek_is_model_delta(frame) == (case["api"] == "model_delta"), case["name"]
+
+
 def test_delta_with_the_wrong_reference_is_refused():
     case = next(c for c in GOLDEN_CASES if c["name"] == "delta_f32")
     ref = bytearray(_read(GOLDEN, case["reference"]))
