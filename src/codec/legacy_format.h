@@ -116,6 +116,8 @@ zt::Status decode_legacy_model_delta_into(std::span<const uint8_t> frame, std::s
 // Before allocating n bytes for an order-0 (kind 0) or adaptive (kind 1)
 // stream: length_mismatch when its coded bytes cannot produce n symbols.
 zt::Status check_legacy_rans_declared(uint8_t kind, std::span<const uint8_t> in, uint64_t n);
+// The same for an order-1 ("R1") stream, from the largest model frequency.
+zt::Status check_legacy_rans1_declared(std::span<const uint8_t> in, uint64_t n);
 zt::Status decode_legacy_rans0(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_legacy_rans_adaptive(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_legacy_rans1(std::span<const uint8_t> in, std::span<uint8_t> out);

@@ -86,6 +86,7 @@ zt::Status check_stream(const Parser& p, LegacyKind kind, bool turbo, const Lega
   if (s.method == 4 && kind == LegacyKind::zara) return check_blocks(p, s, false);
   if (s.method == 3) return check_legacy_rans_declared(0, s.payload, s.length);
   if (s.method == 4) return check_legacy_rans_declared(1, s.payload, s.length);
+  if (s.method == 5) return check_legacy_rans1_declared(s.payload, s.length);
   return {};
 }
 

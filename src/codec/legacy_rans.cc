@@ -305,6 +305,34 @@ zt::Status decode_o1_segment(std::span<const uint8_t> sub, const O1Model& m, std
 
 }  // namespace
 
+zt::Status check_legacy_rans1_declared(std::span<const uint8_t> in, uint64_t n) {
+  ByteReader r(in);
+  std::span<const uint8_t> magic, blob;
+  uint8_t nseg = 0, pad = 0;
+  uint32_t declared = 0, model_len = 0;
+  uint16_t k = 0;
+  if (!r.bytes(2, magic) || !r.u8(nseg) || !r.u8(pad) || !r.u32(declared) || !r.u32(model_len) || !r.u16(k))
+    return corrupt("order-1 header is truncated");
+  ZT_RETURN_IF_ERROR(check_length(declared, size_t(std::min<uint64_t>(n, SIZE_MAX))));
+  if (n == 0) return {};
+  if (!r.bytes(model_len, blob)) return corrupt("order-1 model runs past the stream");
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> raw, unzstd_declared(blob, kMaxO1ModelBytes, "order-1 model"));
+  // As for order-0: no symbol costs less than log2(2^12 / largest frequency).
+  uint32_t top = 0;
+  for (size_t at = 0; at + 3 <= raw.size();) {
+    const uint32_t count = raw[at + 1] | raw[at + 2] << 8;
+    at += 3;
+    for (uint32_t j = 0; j < count && at + 3 <= raw.size(); ++j, at += 3)
+      top = std::max<uint32_t>(top, raw[at + 1] | raw[at + 2] << 8);
+  }
+  if (top == 0 || top >= (1u << kO1Bits)) return {};
+  const double min_bits = double(n) * std::log2(double(1u << kO1Bits) / top);
+  const double states = 32.0 * nseg * std::max<uint16_t>(k, 1);
+  if (min_bits <= double(r.remaining()) * 8 + states + 64) return {};
+  return {zt::ErrorCode::length_mismatch, "PyPI z4ai order-1 rANS stream: " + std::to_string(in.size()) +
+                                              " bytes cannot hold " + std::to_string(n) + " symbols of its model"};
+}
+
 zt::Status decode_legacy_rans1(std::span<const uint8_t> in, std::span<uint8_t> out) {
   ByteReader r(in);
   std::span<const uint8_t> magic;

@@ -9,6 +9,7 @@
 
 #include "codec/blake2b.h"
 #include "codec/byte_io.h"
+#include "codec/entropy.h"
 #include "codec/legacy_format.h"
 #include "z4ai/codec.h"
 #include "z4ai/model_delta.h"
@@ -114,6 +115,28 @@ TEST(LegacyRans, DeclaredLengthBeyondWhatTheBytesCanCodeIsRefusedBeforeDecoding)
   auto info = peek(f);
   ASSERT_FALSE(info.ok());
   EXPECT_EQ(info.status().code(), zt::ErrorCode::length_mismatch) << info.status().to_string();
+}
+
+TEST(LegacyRans, OrderOneDeclaredLengthIsBoundedByItsModel) {
+  // Context 0 codes symbols 0 and 1 at probability 1/2 (one bit each); a
+  // 16-byte chunk cannot hold a million of them.
+  std::vector<uint8_t> model = {0, 2, 0, 0, 0, 8, 1, 0, 8}, blob;
+  ASSERT_TRUE(encode_zstd(model, 3, blob));
+  std::vector<uint8_t> s = {'R', '1', 1, 0};
+  put_u32(s, 1'000'000);
+  put_u32(s, uint32_t(blob.size()));
+  put_u16(s, 1);
+  s.insert(s.end(), blob.begin(), blob.end());
+  put_u32(s, 12);        // chunk length
+  put_u32(s, 8);         // its one substream
+  put_u32(s, 1u << 23);  // state
+  put_u32(s, 0);
+  EXPECT_EQ(check_legacy_rans1_declared(s, 1'000'000).code(), zt::ErrorCode::length_mismatch);
+  EXPECT_TRUE(check_legacy_rans1_declared(s, 1'000'000 - 1).code() == zt::ErrorCode::length_mismatch);
+  std::vector<uint8_t> out(40);
+  s[4] = 40, s[5] = s[6] = s[7] = 0;  // n = 40: within the bound, decodes or fails cleanly
+  EXPECT_TRUE(check_legacy_rans1_declared(s, 40).ok());
+  (void)decode_legacy_rans1(s, out);
 }
 
 TEST(LegacyModelDelta, PypiLayoutIsRecognisedNotMisreadAsReservedBytes) {
