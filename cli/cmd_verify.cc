@@ -76,6 +76,19 @@ struct VerifyResult {
   uint64_t unchecked = 0;  // raw .zt components without a digest
 };
 
+// PyPI z4ai 0.x writes the same ZSTN container with frames that carry no
+// checksum; one writer makes the whole file, so its first frame tells.
+bool zstn_frames_have_digests(const std::string& path) {
+  uint8_t head[14] = {}, frame[8] = {};
+  std::ifstream f(path, std::ios::binary);
+  if (!f.read(reinterpret_cast<char*>(head), sizeof head)) return true;
+  uint64_t hlen = 0;
+  for (int i = 7; i >= 0; --i) hlen = hlen << 8 | head[6 + i];
+  const uint64_t first = 14 + hlen + 8 + (head[5] == 0 ? 8 : 0);  // non-contiguous: u64 frame length first
+  f.seekg(std::streamoff(first));
+  return !(f.read(reinterpret_cast<char*>(frame), sizeof frame) && z4ai::is_pypi_z4ai_frame(frame));
+}
+
 // A .zstn container: decoding it checks every frame's length and digest. It
 // is read with pread, a window of tensors at a time: a file truncated under
 // the check is an error (length_mismatch), not SIGBUS, and memory stays flat.
@@ -90,6 +103,10 @@ Status verify_zstn(const std::string& path, VerifyResult* r) {
   }));
   r->objects = r->components = stats.tensors;
   r->digests = r->components;  // every frame carries an XXH3-64 of its bytes
+  if (!zstn_frames_have_digests(path)) {
+    r->digests = 0;
+    r->unchecked = r->components;
+  }
   return Status::Ok();
 }
 
@@ -102,7 +119,7 @@ Status verify_z4dm(const std::string& path, std::span<const uint8_t> frame, Veri
   if (!layout.ok()) return Status(layout.status().code(), "'" + path + "': " + layout.status().message());
   for (const auto& e : layout->entries) r->objects += e.name.empty() ? 0 : 1;
   r->components = layout->entries.size();
-  r->digests = 1;
+  r->digests = layout->pypi_layout ? 0 : 1;  // PyPI z4ai 0.x frames carry no trailer digest
   return Status::Ok();
 }
 
@@ -154,13 +171,17 @@ int cmd_verify(std::span<char* const> args) {
   }
   if (!s.ok()) return status_error(s);
   if (!a.has("json") && r.format == "z4dm")
-    std::printf("%s: OK (z4dm, %llu tensors; structure and trailer digest checked, frames decode with the base)\n",
-                path.c_str(), static_cast<unsigned long long>(r.objects));
+    std::printf("%s: OK (z4dm, %llu tensors; structure%s checked, frames decode with the base)\n", path.c_str(),
+                static_cast<unsigned long long>(r.objects),
+                r.digests ? " and trailer digest" : " (PyPI z4ai 0.x layout: no trailer digest)");
   else if (!a.has("json"))
     std::printf("%s: OK (%s, %llu objects, %llu components decoded, %llu digests checked%s)\n", path.c_str(),
                 r.format.c_str(), static_cast<unsigned long long>(r.objects),
                 static_cast<unsigned long long>(r.components), static_cast<unsigned long long>(r.digests),
-                r.unchecked ? ("; " + std::to_string(r.unchecked) + " raw components without digest: not checked").c_str()
+                r.unchecked ? ("; " + std::to_string(r.unchecked) +
+                               (r.format == "zstn" ? " frames by PyPI z4ai 0.x carry no digest: decoded, not checked"
+                                                   : " raw components without digest: not checked"))
+                                  .c_str()
                             : "");
   return kExitOk;
 }

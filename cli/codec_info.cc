@@ -118,6 +118,10 @@ Result<CodecFile> describe_z4dm(std::span<const uint8_t> frame) {
   f.data_length = l.data_len;
   f.extra["base_data_length"] = l.base_data_len;
   f.extra["base_digest"] = digest_hex(l.base_digest);
+  if (l.pypi_layout) {  // written by PyPI z4ai 0.x: BLAKE2b-64 of the base data, no base length
+    f.extra["layout"] = "PyPI z4ai 0.x";
+    f.extra["base_digest"] = "blake2b-64:" + digest_hex(l.base_digest).substr(8);
+  }
   std::map<std::string, HeaderTensor> header;
   ZT_RETURN_IF_ERROR(parse_header(l.header, &header, &f.metadata));
   for (const auto& e : l.entries) {

@@ -76,6 +76,7 @@ struct FrameInfo {
   FrameKind kind;
   DType dtype;             // opaque for chunked/delta frames
   uint64_t original_length;
+  bool pypi_layout = false;  // written by PyPI z4ai 0.x (decode only)
 };
 
 // Hard cap on a frame's declared decoded size (1 TiB).
@@ -121,6 +122,10 @@ zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
 
 // True if `bytes` starts with the magic of any z4ai frame.
 bool is_z4ai_frame(std::span<const uint8_t> bytes);
+
+// True if `bytes` starts like a frame of PyPI z4ai 0.x (docs/codec.md,
+// "Reading PyPI z4ai frames"): decoded, but it carries no checksum.
+bool is_pypi_z4ai_frame(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai
 ZT_API_END

@@ -40,10 +40,15 @@ struct ModelDeltaLayout {
   std::span<const uint8_t> header;  // verbatim target JSON
   uint64_t data_len = 0, base_data_len = 0, base_digest = 0;
   std::vector<ModelDeltaEntry> entries;
+  // Written by PyPI z4ai 0.x (decode only): entries name their base tensor
+  // instead of base spans, base_data_len is 0 and base_digest holds the first
+  // 8 bytes of a BLAKE2b of the base data, big-endian (no trailer digest).
+  bool pypi_layout = false;
 };
 
 // Checks magic, version, trailer digest, every length and span and each inner
 // frame's declared size; never allocates more than the frame's own size.
+// Also reads the PyPI z4ai 0.x layout (pypi_layout).
 zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> frame);
 
 }  // namespace z4ai::detail

@@ -17,8 +17,12 @@ from ._args import as_buffer, level_arg, max_output_arg
 MAGIC = b"Z4XD"
 
 
+# PyPI z4ai 0.x's delta frames: decoded by decompress() too (docs/codec.md).
+PYPI_MAGIC = b"Z4DL"
+
+
 def peek_is_delta(blob) -> bool:
-    return len(blob) >= 4 and bytes(blob[:4]) == MAGIC
+    return len(blob) >= 4 and bytes(blob[:4]) in (MAGIC, PYPI_MAGIC)
 
 
 def compress(current, reference, *, dtype: Optional[str] = None, level: Optional[int] = None,

@@ -8,6 +8,7 @@
 
 #include "codec/byte_io.h"
 #include "codec/delta_format.h"
+#include "codec/legacy_format.h"
 #include "codec/digest.h"
 
 namespace z4ai {
@@ -56,6 +57,7 @@ zt::Result<std::vector<uint8_t>> compress_delta(std::span<const uint8_t> current
 
 zt::Status decompress_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> reference,
                                  std::span<uint8_t> out, unsigned threads) {
+  if (detail::is_legacy_delta(frame)) return detail::decode_legacy_delta_into(frame, reference, out);
   ZT_ASSIGN_OR_RETURN(detail::DeltaHeader h, detail::read_delta_header(frame));
   if (reference.size() != h.reference_length || detail::xxh3_64(reference) != h.reference_digest)
     return {zt::ErrorCode::digest_mismatch,

@@ -8,6 +8,7 @@
 
 #include "codec/byte_io.h"
 #include "codec/digest.h"
+#include "codec/legacy_format.h"
 #include "z4ai/model_delta_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
@@ -37,6 +38,7 @@ zt::Status check_inner(const ModelDeltaEntry& e) {
 
 zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> f) {
   if (!is_model_delta(f)) return zt::Status(zt::ErrorCode::bad_magic, "Z4DM frame: magic is not 'Z4DM'");
+  if (is_legacy_model_delta(f)) return legacy_model_delta_layout(f);
   if (f.size() < 8 + kModelDeltaTrailerBytes) return corrupt("shorter than its fixed fields");
   if (f[4] != kModelDeltaVersion)
     return zt::Status(zt::ErrorCode::unsupported, "Z4DM frame: version " + std::to_string(f[4]) + " (want 1)");
@@ -95,6 +97,7 @@ zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame) {
 
 zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> base_st,
                                        std::span<uint8_t> out, unsigned threads) {
+  if (detail::is_legacy_model_delta(frame)) return detail::decode_legacy_model_delta_into(frame, base_st, out);
   ZT_ASSIGN_OR_RETURN(detail::ModelDeltaLayout l, detail::parse_model_delta(frame));
   ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout base, detail::split_safetensors(base_st));
   if (base.data.size() != l.base_data_len || detail::xxh3_64(base.data) != l.base_digest)

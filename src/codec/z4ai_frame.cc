@@ -11,6 +11,7 @@
 #include "codec/chunk_codec.h"
 #include "codec/digest.h"
 #include "codec/frame_format.h"
+#include "codec/legacy_format.h"
 #include "codec/repeat_path.h"
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
@@ -463,24 +464,31 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
 }  // namespace
 
 zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads) {
+  if (detail::is_legacy_frame(frame)) return detail::decode_legacy_into(frame, out);
   ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
   ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
   return decode_frame(frame, h, out, threads);
 }
 
 zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads, uint64_t max_output) {
-  ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
-  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
-  ZT_RETURN_IF_ERROR(check_max_output("z4ai frame", h.original_length, max_output));
+  uint64_t length = 0;
+  if (detail::is_legacy_frame(frame)) {
+    ZT_ASSIGN_OR_RETURN(length, detail::legacy_decoded_length(frame));
+  } else {
+    ZT_ASSIGN_OR_RETURN(FrameHeader h, detail::read_frame_header(frame));
+    ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
+    length = h.original_length;
+  }
+  ZT_RETURN_IF_ERROR(check_max_output("z4ai frame", length, max_output));
   std::vector<uint8_t> out;
   try {
-    out.resize(size_t(h.original_length));
+    out.resize(size_t(length));
   } catch (const std::bad_alloc&) {
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded,
-                                            "z4ai frame: cannot allocate " + std::to_string(h.original_length) +
-                                                " bytes for the decoded data");
+    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "z4ai frame: cannot allocate " +
+                                                                               std::to_string(length) +
+                                                                               " bytes for the decoded data");
   }
-  ZT_RETURN_IF_ERROR(decode_frame(frame, h, out, threads));
+  ZT_RETURN_IF_ERROR(decompress_into(frame, out, threads));
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "codec/chunk_codec.h"
 #include "codec/digest.h"
 #include "codec/frame_format.h"
+#include "codec/legacy_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
 #include "z4ai/zstn.h"
@@ -219,8 +220,10 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     // A tensor over the window size alone streams chunk by chunk when its
     // frame is chunked (a whole-buffer zstd frame is decoded whole).
     if (span_of(first) > kWindowBytes) {
-      ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> mode, f->read_vec(frame_of(first).frame_offset + 6, 1));
-      if (mode[0] == 0) {
+      // Byte 6 is the mode of our Z4AI/ZARA v2 header; PyPI z4ai 0.x frames
+      // (version byte 1) have another layout and are decoded whole.
+      ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head7, f->read_vec(frame_of(first).frame_offset, 7));
+      if (!detail::is_legacy_frame(head7) && head7[6] == 0) {
         zt::Status s = stream_frame(*f, frame_of(first), span_of(first), n_workers, emit);
         if (!s.ok())
           return zt::Status(s.code(), "ZSTN '" + path + "' tensor '" + entries[first].name + "': " + s.message());

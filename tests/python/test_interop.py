@@ -36,19 +36,12 @@ import checks  # noqa: E402
 
 REF_VERSION = "1.2.3"
 REF_PACKAGES = [f"ztensor=={REF_VERSION}", "numpy", "ml_dtypes", "cbor2"]
-OFFLINE_MARKERS = ("No matching distribution", "Could not find a version", "NewConnectionError",
-                   "Temporary failure in name resolution", "Network is unreachable", "Max retries exceeded",
-                   "ConnectionError", "ReadTimeoutError", "Name or service not known")
+from _peer_venv import clean_env as _clean_env, ensure_venv  # noqa: E402
 
 # v1.2 storage dtype -> the reference's dtype names
 REF_DTYPE = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
              "i32": "int32", "i16": "int16", "i8": "int8", "u64": "uint64", "u32": "uint32", "u16": "uint16",
              "u8": "uint8", "bool": "bool"}
-
-
-def _clean_env() -> dict:
-    """The reference must import its own `ztensor`, never ours: no PYTHONPATH."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
 
 
 def _venv_dir() -> Path:
@@ -67,22 +60,7 @@ def _ref_ok(py: Path) -> bool:
 
 @pytest.fixture(scope="session")
 def ref_python() -> Path:
-    venv = _venv_dir()
-    py = venv / "bin" / "python"
-    if _ref_ok(py):
-        return py
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_clean_env())
-    p = subprocess.run([str(py), "-m", "pip", "install", "-q", *REF_PACKAGES], capture_output=True, text=True,
-                       env=_clean_env())
-    if p.returncode != 0:
-        out = p.stdout + p.stderr
-        if any(m in out for m in OFFLINE_MARKERS):
-            pytest.skip(f"PyPI unreachable, cannot install ztensor=={REF_VERSION}: {out.strip()[-300:]}")
-        raise AssertionError(f"installing the reference failed:\n{out[-3000:]}")
-    assert _ref_ok(py), "reference venv is incomplete after install"
-    return py
+    return ensure_venv(_venv_dir(), REF_PACKAGES, _ref_ok, f"ztensor=={REF_VERSION}")
 
 
 def _drive(py: Path, *args) -> dict:
