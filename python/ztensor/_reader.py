@@ -194,11 +194,13 @@ def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
 class Reader:
     """A validated, memory-mapped .zt file, or any other weight file
     ztensor reads (safetensors or a sharded ``*.index.json`` of safetensors
-    or .zt shards, read lazily as one source; GGUF,
-    .npy/.npz, PyTorch zip checkpoints, ONNX), detected by content; see
-    :attr:`format`.
+    or .zt shards, read lazily as one source; .zstn (z4ai-compressed
+    safetensors, format "safetensors"); GGUF, .npy/.npz, PyTorch zip
+    checkpoints, ONNX), detected by content; see :attr:`format`.
 
-    ``ztensor.open(path)`` and ``ztensor.Reader(path)`` are the same. Use it as
+    ``ztensor.open(path)`` returns one (exported as ``ztensor.Source``);
+    ``ztensor.Reader(path)`` is a subclass whose ``read`` keeps its ztensor
+    1.2.x meaning (see ``ztensor._compat``). Use it as
     a context manager or call :meth:`close`; arrays already handed out stay
     valid after closing (they keep the mapping alive).
     """
@@ -206,7 +208,12 @@ class Reader:
     def __init__(self, path, *, verify: bool = False, _core_reader=None):
         if _core_reader is None:
             self._path = os.fspath(path)
-            self._r = _core.Reader.open(self._path, verify)
+            from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
+
+            if is_zstn_file(self._path):
+                self._r = zstn_core_reader(self._path, verify)
+            else:
+                self._r = _core.Reader.open(self._path, verify)
         else:
             self._path = None
             self._r = _core_reader
@@ -420,15 +427,15 @@ class Reader:
     def __getitem__(self, name: str):
         if not isinstance(name, str) or not self._r.has(name):
             raise KeyError(f"Tensor '{name}' not found")
-        return self.read(name)
+        return self.read(name, "numpy")
 
     def get_tensor(self, name: str):
         return self[name]
 
     def read_numpy(self, name, *, copy: bool = False):
         if isinstance(name, str):
-            return self.read(name, copy=copy)
-        return {n: self.read(n, copy=copy) for n in name}
+            return self.read(name, "numpy", copy=copy)
+        return {n: self.read(n, "numpy", copy=copy) for n in name}
 
     def read_torch(self, name, *, copy: bool = False, device: str = "cpu"):
         if isinstance(name, str):
@@ -451,8 +458,8 @@ class Reader:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} objects"
         if self.closed:
-            return f"<ztensor.Reader {self._path!r} closed>"
-        return f"<ztensor.Reader {self._path!r} {self.format} v{self.version} {state}>"
+            return f"<ztensor.{type(self).__name__} {self._path!r} closed>"
+        return f"<ztensor.{type(self).__name__} {self._path!r} {self.format} v{self.version} {state}>"
 
 
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
@@ -472,7 +479,7 @@ def load_all_numpy(reader: Reader) -> Dict[str, Any]:
     dense, other = reader._r.partition()
     out = dict(zip(dense, reader._dense_numpy(dense)))
     for name in other:
-        out[name] = reader.read(name)
+        out[name] = reader.read(name, "numpy")
     if other:  # keep file order
         out = {n: out[n] for n in reader.keys()}
     return out

@@ -66,10 +66,24 @@ def _component(array, logical: Optional[str] = None) -> Tuple[str, str, Any, Tup
 
 
 _EFFORTS = (None, "fast", "balanced", "max")
+# The CLI's older name for the fast tier, accepted everywhere as an alias.
+EFFORT_ALIASES = {"default": "fast"}
+
+
+def effort_name(effort: Optional[str]) -> Optional[str]:
+    """effort=None|"fast"|"balanced"|"max" ("default" = "fast"), checked."""
+    effort = EFFORT_ALIASES.get(effort, effort) if isinstance(effort, str) else effort
+    if effort not in _EFFORTS:
+        raise error("invalid_argument", f"effort must be None, 'fast', 'balanced' or 'max' ('default' = 'fast'), "
+                                        f"not {effort!r}")
+    return effort
 
 
 def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
-    # ztensor 1.2.x spelled it compress=False/True/<level>.
+    # ztensor 1.2.x spelled it compress=False/True/<level>, and its
+    # save_file compression=False/True/<level>.
+    if isinstance(compression, (bool, int)) and not isinstance(compression, str):
+        compress, compression = compression, None
     if compress is not None and compression is None:
         if compress is True:
             compression = "zstd"
@@ -77,8 +91,7 @@ def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
             compression, level = "zstd", compress
     if compression not in _COMPRESSIONS:
         raise error("invalid_argument", f"compression must be None, 'zstd' or 'z4ai', not {compression!r}")
-    if effort not in _EFFORTS:
-        raise error("invalid_argument", f"effort must be None, 'fast', 'balanced' or 'max', not {effort!r}")
+    effort = effort_name(effort)
     if effort is not None and compression != "z4ai":
         raise error("invalid_argument", "effort applies only to compression='z4ai'")
     if compression in (None, "raw"):
