@@ -98,7 +98,7 @@ class TensorMetadata:
 
     def __init__(self, info: ObjectInfo):
         self.name = info.name
-        self.dtype = STORAGE_TO_LEGACY_NAME.get(info.dtype, info.dtype)
+        self.dtype = STORAGE_TO_LEGACY_NAME.get(info.dtype, info.dtype) if info.dtype else None
         self.shape = list(info.shape)
         self.format = info.format
         self.type = info.type
@@ -218,7 +218,7 @@ class Reader:
             self._path = None
             self._r = _core_reader
         self._verify_on_read = verify
-        self._attributes = None
+        self._attributes: Optional[Dict[str, Any]] = None
 
     @classmethod
     def from_bytes(cls, data: bytes, *, verify: bool = False) -> "Reader":
@@ -262,7 +262,8 @@ class Reader:
         """File attributes (an empty dict when the file has none)."""
         if self._attributes is None:
             a = self._r.attributes()
-            self._attributes = a if isinstance(a, dict) else {}
+            self._attributes = attrs = a if isinstance(a, dict) else {}
+            return attrs
         return self._attributes
 
     def keys(self) -> List[str]:
@@ -362,7 +363,7 @@ class Reader:
         return _typed(self._r.read_component(info.name, role), c.dtype, c.type)
 
     def _csr(self, info: ObjectInfo, framework: str):
-        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
+        sparse: Any = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         indices, indptr = check_csr(info.name, info.shape, values,
                                     self._component(info, "indices"), self._component(info, "indptr"))
@@ -378,7 +379,7 @@ class Reader:
         return sparse.csr_array((values, indices, indptr), shape=info.shape)
 
     def _coo(self, info: ObjectInfo, framework: str):
-        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
+        sparse: Any = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         coords = check_coo(info.name, info.shape, values, self._component(info, "coords"))
         if framework == "torch":
@@ -496,8 +497,8 @@ def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
     base = None
     if reader.path is not None and not reader._verify_on_read and any(e[7] for e in index):
         storage = torch.UntypedStorage.from_file(reader.path, shared=False, nbytes=reader._r.file_size)
-        base = torch.empty(0, dtype=torch.uint8).set_(storage)
-    dtypes = {}
+        base = torch.empty(0, dtype=torch.uint8).set_(storage)  # type: ignore[arg-type]  # from_file's stub is too wide
+    dtypes: Dict[Any, Any] = {}
     out = {}
     for name, fmt, shape, storage_dtype, logical, offset, length, plain in index:
         if fmt == "dense" and plain and base is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -143,8 +143,8 @@ class Writer:
         self._path = os.fspath(path)
         self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None, bool(durable),
                                _shard_size(max_shard_size))
-        self._size = None
-        self._files = []
+        self._size: Optional[int] = None
+        self._files: List[str] = []
 
     def __enter__(self):
         return self
@@ -275,8 +275,9 @@ class Writer:
         """Write manifest and footer and publish the file (or the set of
         shards and its index). Returns the bytes written."""
         self._files = list(self._w.finish())
-        self._size = sum(os.path.getsize(f) for f in self._files)
-        return self._size
+        size = sum(os.path.getsize(f) for f in self._files)
+        self._size = size
+        return size
 
     @property
     def files(self) -> list:

@@ -136,9 +136,9 @@ def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict
     strict=False)``: buffers transformers recomputes are not in the file."""
     state_dict = load_file(filename, device=device, copy=copy)
     aliases = _dedup(model.state_dict(), preferred=state_dict.keys())
-    missing, unexpected = model.load_state_dict(state_dict, strict=False)
-    missing: Set[str] = set(missing)
-    unexpected = list(unexpected)
+    result = model.load_state_dict(state_dict, strict=False)
+    missing: Set[str] = set(result.missing_keys)
+    unexpected = list(result.unexpected_keys)
     for group in aliases.values():
         for alias in group:
             missing.discard(alias)  # tied: loading the kept name filled it
