@@ -31,7 +31,8 @@ constexpr const char* kDecompressHelp =
     "  --threads N   threads for .zstn input (default 0 = all cores)\n"
     "  --json        print the summary as one JSON object (keys command, input,\n"
     "                output, input_format, output_format, input_bytes,\n"
-    "                output_bytes, ratio, tensors, seconds)\n"
+    "                output_bytes, ratio = output / input file size, tensors,\n"
+    "                seconds; tensor_bytes for .zt input)\n"
     "  -h, --help    show this help\n"
     "\n"
     "Examples:\n"
@@ -71,9 +72,9 @@ int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const
   r.output = out;
   r.input_format = "zstn";
   r.output_format = to_zt ? "zt" : "safetensors";
+  // The ratio is of the two sizes the summary prints (files).
   r.input_bytes = r.compressed = bytes.size();
-  r.uncompressed = uncompressed;
-  r.output_bytes = to_zt ? file_size(out) : uncompressed;
+  r.output_bytes = r.uncompressed = to_zt ? file_size(out) : uncompressed;
   r.tensors = tensors;
   r.seconds = seconds_since(start);
   print_report(r, json);
@@ -105,9 +106,10 @@ int decompress_zt(const std::string& in, const std::string& out, bool json) {
   r.output = out;
   r.input_format = "zt";
   r.output_format = to_safetensors ? "safetensors" : "zt";
+  // The ratio is of the two sizes the summary prints (files), not of tensor bytes.
   r.input_bytes = r.compressed = file_size(in);
-  r.output_bytes = file_size(out);
-  r.uncompressed = stats.value().bytes;
+  r.output_bytes = r.uncompressed = file_size(out);
+  r.extra["tensor_bytes"] = stats.value().bytes;
   r.tensors = stats.value().objects;
   r.seconds = seconds_since(start);
   print_report(r, json);

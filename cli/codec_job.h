@@ -54,7 +54,8 @@ std::string extension(const std::string& path);
 double seconds_since(std::chrono::steady_clock::time_point start);
 
 // The report of one job. `compressed`/`uncompressed` give the ratio
-// (uncompressed / compressed), whichever side is the input.
+// (uncompressed / compressed), whichever side is the input; they are the
+// printed input_bytes/output_bytes, so the ratio agrees with the sizes shown.
 struct JobReport {
   std::string command;     // "compress", "decompress", "delta", "delta --apply"
   std::string input, output;

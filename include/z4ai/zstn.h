@@ -24,6 +24,10 @@ struct Options {
   unsigned threads = 0;   // threads inside one tensor's frame (0 = all cores)
   unsigned workers = 0;   // tensors compressed concurrently (0 = all cores)
   Effort effort = Effort::fast;
+  // Called on the writing thread after each tensor's frame is written, with
+  // the safetensors data bytes done so far and in all (tied copies count as
+  // done at once), so a caller can show a percentage. Empty: not called.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // invalid_argument when `safetensors` is not a valid safetensors buffer.
