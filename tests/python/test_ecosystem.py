@@ -152,3 +152,18 @@ def test_safe_open_reads_zt_and_refuses_unknown_framework(tmp_path):
         assert f.metadata() == {"k": "v"}
     with pytest.raises(ztensor.UnsupportedError, match="framework"):
         ztensor.safe_open(tmp_path / "m.zt", framework="tf")
+
+
+def test_effort_default_is_an_alias_of_fast_everywhere(tmp_path):
+    import z4ai
+
+    data = np.linspace(-1, 1, 4096, dtype=np.float32)
+    assert z4ai.compress(data.tobytes(), dtype="f32", effort="default") == z4ai.compress(data.tobytes(), dtype="f32",
+                                                                                       effort="fast")
+    for effort in ("default", "fast"):
+        with ztensor.Writer(tmp_path / f"{effort}.zt") as w:
+            w.add("x", data, compression="z4ai", effort=effort)
+    assert (tmp_path / "default.zt").read_bytes() == (tmp_path / "fast.zt").read_bytes()
+    ztensor.convert(tmp_path / "fast.zt", tmp_path / "c.zt", compression="z4ai", effort="default")
+    with pytest.raises(ztensor.ZTensorError, match="'default' = 'fast'"):
+        ztensor.convert(tmp_path / "fast.zt", tmp_path / "d.zt", compression="z4ai", effort="quick")
