@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from _cli import ZT, needs_zt
+from _util import write_gguf
 
 pytestmark = needs_zt
 COMMANDS = ["info", "ls", "diff", "verify", "convert", "compress", "decompress", "delta"]
@@ -60,14 +61,7 @@ def files(tmp_path_factory):
     out["npz"] = d / "m.npz"
     torch.save({"x": torch.from_numpy(x)}, d / "m.pt")
     out["pytorch"] = d / "m.pt"
-    import gguf
-
-    w = gguf.GGUFWriter(str(d / "m.gguf"), "llama")
-    w.add_tensor("x", x)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    write_gguf(d / "m.gguf", {"x": x})
     out["gguf"] = d / "m.gguf"
     import onnx
     from onnx import helper, numpy_helper

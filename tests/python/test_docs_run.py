@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from _cli import ZT
+from _util import write_gguf
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -93,15 +94,7 @@ def make_fixtures(d: Path):
     st_save_torch({k: torch.from_numpy(v) for k, v in tensors.items()}, str(hf / "model.safetensors"))
     (hf / "config.json").write_text(json.dumps({"model_type": "qwen2", "hidden_size": 16}))
     torch.save({k: torch.from_numpy(v) for k, v in tensors.items()}, d / "checkpoint.pt")
-    import gguf
-
-    w = gguf.GGUFWriter(str(d / "model.gguf"), "llama")
-    for k, v in tensors.items():
-        w.add_tensor(k, v)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    write_gguf(d / "model.gguf", tensors)
 
 
 @pytest.fixture(scope="module")
