@@ -101,10 +101,7 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
   // Streams: one window of tensors' frames in memory at a time (z4ai/zstn.h).
   // The writer reports tensor bytes done, so the bar shows percentage and ETA.
   JobProgress progress;
-  o.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.total = total ? total : 1;
-    progress.done = done;
-  };
+  o.progress = progress.reporter();
   uint64_t container_bytes = 0;
   Status st = run_job("compressing", out, progress, [&]() -> Status {
     ZT_ASSIGN_OR_RETURN(auto stats, z4ai::zstn::compress_file(in, out, o));
@@ -140,10 +137,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   options.effort = static_cast<uint8_t>(s.effort);
   options.digest = s.digest;
   JobProgress progress;
-  options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.total = total ? total : 1;
-    progress.done = done;
-  };
+  options.progress = progress.reporter();
   ConvertStats stats;
   Status st = run_job("compressing", out, progress, [&]() -> Status {
     ZT_ASSIGN_OR_RETURN(stats, convert_source_to_zt(*source.value(), out, options));

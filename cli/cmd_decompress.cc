@@ -49,9 +49,11 @@ int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const
   const bool to_zt = format_from_extension(out) == FileFormat::zt;
   uint64_t uncompressed = 0;
   uint64_t tensors = 0;
-  Status st = run_with_progress("decompressing", out, bytes.size(), [&]() -> Status {
+  JobProgress progress;
+  progress.bytes = bytes.size();
+  Status st = run_job("decompressing", out, progress, [&]() -> Status {
     if (!to_zt) {
-      auto r = z4ai::zstn::decompress_file(in, out, threads);
+      auto r = z4ai::zstn::decompress_file(in, out, threads, progress.reporter());
       if (!r.ok()) return r.status();
       uncompressed = r->output_bytes;
       tensors = r->tensors;
@@ -88,10 +90,7 @@ int decompress_zt(const std::string& in, const std::string& out, bool json) {
   const bool to_safetensors = format_from_extension(out) == FileFormat::safetensors;
   JobProgress progress;
   ConvertOptions options;  // raw components, no digests
-  options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.total = total ? total : 1;
-    progress.done = done;
-  };
+  options.progress = progress.reporter();
   Result<ConvertStats> stats = Status(ErrorCode::invalid_argument, "not run");
   Status st = run_job("decompressing", out, progress, [&] {
     stats = to_safetensors ? convert_source_to_safetensors(*source.value(), out, options.progress)

@@ -35,6 +35,15 @@ uint64_t file_size(const std::string& path);
 struct JobProgress {
   std::atomic<uint64_t> done{0}, total{0};
   uint64_t bytes = 0;  // shown while total is unknown
+
+  // A callback for work that reports (done, total) (zstn, convert): the bar
+  // shows percentage, rate and ETA from then on.
+  std::function<void(uint64_t, uint64_t)> reporter() {
+    return [this](uint64_t d, uint64_t t) {
+      total = t ? t : 1;
+      done = d;
+    };
+  }
 };
 
 // Runs `work` on a worker thread while this thread draws the progress line

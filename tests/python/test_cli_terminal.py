@@ -93,6 +93,16 @@ def test_zstn_compress_shows_percent_and_eta(tmp_path, model):
     assert all(len(s) <= 79 for s in bars), bars
 
 
+@pytest.mark.parametrize("cmd,label", [("decompress", "decompressing"), ("verify", "verifying")])
+def test_zstn_decompress_and_verify_show_percent(tmp_path, model, cmd, label):
+    zstn = tmp_path / "m.zstn"
+    subprocess.run([ZT, "compress", str(model), str(zstn)], check=True, capture_output=True, timeout=600)
+    args = [cmd, str(zstn)] + ([str(tmp_path / "back.safetensors")] if cmd == "decompress" else [])
+    bars = [s for s in screen_lines(run_in_pty(args)) if s.startswith(label)]
+    assert any(re.search(r"\d+%", s) for s in bars), bars
+    assert not any("<=>" in s for s in bars) and all(len(s) <= 79 for s in bars), bars
+
+
 def test_no_progress_when_not_a_terminal(tmp_path, model):
     env = dict(os.environ, ZT_PROGRESS_DELAY_MS="0")
     r = subprocess.run([ZT, "convert", str(model), str(tmp_path / "m.zt")], capture_output=True, text=True, env=env,

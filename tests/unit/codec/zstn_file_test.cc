@@ -156,5 +156,23 @@ TEST_F(ZstnFile, ProgressReportsTensorBytesUpToTheTotalWithoutChangingTheOutput)
   }
 }
 
+TEST_F(ZstnFile, DecompressAndVerifyReportProgressUpToTheFileSize) {
+  const auto st = model();
+  write_all(dir_ / "m.safetensors", st);
+  ASSERT_TRUE(compress_file((dir_ / "m.safetensors").string(), (dir_ / "m.zstn").string(), Options{}).ok());
+  for (bool verify : {false, true}) {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    const ProgressFn progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+    const auto r = verify ? verify_file((dir_ / "m.zstn").string(), 0, progress)
+                          : decompress_file((dir_ / "m.zstn").string(), (dir_ / "b.safetensors").string(), 0, progress);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    ASSERT_FALSE(calls.empty());
+    for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+    EXPECT_EQ(calls.back().first, st.size());
+    EXPECT_EQ(calls.back().second, st.size());
+  }
+  EXPECT_EQ(read_all(dir_ / "b.safetensors"), st);
+}
+
 }  // namespace
 }  // namespace z4ai::zstn
