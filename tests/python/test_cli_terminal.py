@@ -159,3 +159,43 @@ def test_effort_help_and_error_name_fast_balanced_max(tmp_path, model):
     r = subprocess.run([ZT, "compress", str(model), str(tmp_path / "m.zstn"), "--effort", "fastest"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "fast, balanced or max" in r.stderr
+
+
+def test_bar_redraws_to_the_new_width_after_sigwinch(tmp_path):
+    import select
+    import signal
+
+    src = tmp_path / "slow.safetensors"
+    make_model(src, tensors=32)  # --effort max on one thread: seconds of work, tensor by tensor
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    env = dict(os.environ, COLUMNS="100", ZT_PROGRESS_DELAY_MS="0")
+    p = subprocess.Popen([ZT, "compress", str(src), str(tmp_path / "m.zstn"), "--effort", "max", "--threads", "1"],
+                         stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)  # so that reading the master ends (EIO) when zt exits
+    before, after, resized = [], [], False
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 65536).decode(errors="replace")
+        except OSError:
+            break
+        if not data:
+            break
+        (after if resized else before).append(data)
+        if not resized and "%" in data:
+            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+            p.send_signal(signal.SIGWINCH)
+            resized = True
+    os.close(master)
+    assert p.wait(timeout=600) == 0
+    wide = [s for s in screen_lines("".join(before)) if s.startswith("compressing")]
+    assert any(len(s) > 40 for s in wide), wide  # it used the 100 columns first
+    # Lines drawn before zt saw the signal may still arrive; from the first
+    # line at the new width on, every line fits it.
+    later = [s for s in screen_lines("".join(after)) if s.startswith("compressing")]
+    first = next((i for i, s in enumerate(later) if len(s) <= 39), None)
+    assert first is not None, later
+    assert all(len(s) <= 39 for s in later[first:]), later
