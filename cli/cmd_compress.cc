@@ -19,7 +19,7 @@ namespace zt::cli {
 namespace {
 
 constexpr const char* kCompressHelp =
-    "Usage: zt compress IN OUT [--effort default|balanced|max] [--threads N]\n"
+    "Usage: zt compress IN OUT [--effort fast|balanced|max] [--threads N]\n"
     "                          [--encoding z4ai|zstd|raw] [--level N]\n"
     "                          [--checksum sha256|crc32c|none] [--json]\n"
     "\n"
@@ -35,8 +35,9 @@ constexpr const char* kCompressHelp =
     "The output appears atomically: on error nothing is left at OUT.\n"
     "\n"
     "Options:\n"
-    "  --effort E          z4ai effort: default (fast, multi-GB/s decode),\n"
-    "                      balanced, or max (smallest, slowest to compress)\n"
+    "  --effort E          z4ai effort: fast (the default, multi-GB/s decode),\n"
+    "                      balanced, or max (smallest, slowest to compress);\n"
+    "                      `default` is accepted for fast\n"
     "  --threads N         threads for .zstn output (default 0 = all cores;\n"
     "                      the output is identical for any N)\n"
     "  --encoding E        .zt output: z4ai (default), zstd or raw\n"
@@ -47,9 +48,10 @@ constexpr const char* kCompressHelp =
     "  --json              print the summary as one JSON object\n"
     "  -h, --help          show this help\n"
     "\n"
-    "Summary: sizes, ratio (uncompressed / compressed) and time; with --json the\n"
-    "keys command, input, output, input_format, output_format, input_bytes,\n"
-    "output_bytes, ratio, tensors, seconds, effort, encoding.\n"
+    "Summary: the IN and OUT file sizes, their ratio (IN / OUT) and the time;\n"
+    "with --json the keys command, input, output, input_format, output_format,\n"
+    "input_bytes, output_bytes, ratio, tensors, seconds, effort, encoding (and\n"
+    "for .zt output tensor_bytes, the decoded tensor bytes).\n"
     "\n"
     "Examples:\n"
     "  zt compress model.safetensors model.zstn\n"
@@ -57,13 +59,15 @@ constexpr const char* kCompressHelp =
     "  zt compress model.safetensors model.zt --checksum sha256\n"
     "  zt compress model.zt model-zstd.zt --encoding zstd --level 9 --json\n";
 
+// Earlier releases named the fast tier `default`; it stays accepted.
+constexpr const char* kEffortAlias = "default";
 constexpr int kMinZstdLevel = -7;  // zstd "fast" levels, as `zt convert`
 constexpr int kMaxZstdLevel = 22;
 constexpr int kMinZ4aiLevel = 1;   // z4ai takes zstd levels 1..22 (z4ai/codec.h)
 
 struct Settings {
   z4ai::Effort effort = z4ai::Effort::fast;
-  std::string effort_name = "default";
+  std::string effort_name = "fast";
   Encoding encoding = Encoding::z4ai;
   bool level_given = false;
   int level = 0;
@@ -95,8 +99,11 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
     o.threads = static_cast<unsigned>(std::max<uint64_t>(1, s.threads / busy));
   }
   // Streams: one window of tensors' frames in memory at a time (z4ai/zstn.h).
+  // The writer reports tensor bytes done, so the bar shows percentage and ETA.
+  JobProgress progress;
+  o.progress = progress.reporter();
   uint64_t container_bytes = 0;
-  Status st = run_with_progress("compressing", out, bytes.size(), [&]() -> Status {
+  Status st = run_job("compressing", out, progress, [&]() -> Status {
     ZT_ASSIGN_OR_RETURN(auto stats, z4ai::zstn::compress_file(in, out, o));
     container_bytes = stats.output_bytes;
     return Status::Ok();
@@ -130,10 +137,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   options.effort = static_cast<uint8_t>(s.effort);
   options.digest = s.digest;
   JobProgress progress;
-  options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.total = total ? total : 1;
-    progress.done = done;
-  };
+  options.progress = progress.reporter();
   ConvertStats stats;
   Status st = run_job("compressing", out, progress, [&]() -> Status {
     ZT_ASSIGN_OR_RETURN(stats, convert_source_to_zt(*source.value(), out, options));
@@ -150,8 +154,10 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   r.output_format = "zt";
   r.input_bytes = file_size(in);
   r.output_bytes = file_size(out);
-  r.uncompressed = stats.bytes;
+  // The ratio is of the two sizes the summary prints (files), not of tensor bytes.
+  r.uncompressed = r.input_bytes;
   r.compressed = r.output_bytes;
+  r.extra["tensor_bytes"] = stats.bytes;
   r.tensors = stats.objects;
   r.seconds = seconds_since(start);
   r.extra["effort"] = s.encoding == Encoding::z4ai ? ojson(s.effort_name) : ojson(nullptr);
@@ -178,11 +184,12 @@ int cmd_compress(std::span<char* const> args) {
 
   Settings s;
   if (const auto* e = a.get("effort")) {
-    auto effort = z4ai::parse_effort(*e == "default" ? "" : *e);
+    const std::string name = *e == kEffortAlias ? "fast" : *e;  // the older name, kept as an alias
+    auto effort = z4ai::parse_effort(name);
     if (!effort.ok() || e->empty())
-      return usage_error("compress", "--effort must be default, balanced or max, not '" + *e + "'");
+      return usage_error("compress", "--effort must be fast, balanced or max (or default = fast), not '" + *e + "'");
     s.effort = effort.value();
-    s.effort_name = s.effort == z4ai::Effort::fast ? "default" : *e;
+    s.effort_name = name;
   }
   if (const auto* e = a.get("encoding")) {
     if (*e == "z4ai") s.encoding = Encoding::z4ai;

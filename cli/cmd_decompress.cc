@@ -31,7 +31,8 @@ constexpr const char* kDecompressHelp =
     "  --threads N   threads for .zstn input (default 0 = all cores)\n"
     "  --json        print the summary as one JSON object (keys command, input,\n"
     "                output, input_format, output_format, input_bytes,\n"
-    "                output_bytes, ratio, tensors, seconds)\n"
+    "                output_bytes, ratio = output / input file size, tensors,\n"
+    "                seconds; tensor_bytes for .zt input)\n"
     "  -h, --help    show this help\n"
     "\n"
     "Examples:\n"
@@ -48,9 +49,11 @@ int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const
   const bool to_zt = format_from_extension(out) == FileFormat::zt;
   uint64_t uncompressed = 0;
   uint64_t tensors = 0;
-  Status st = run_with_progress("decompressing", out, bytes.size(), [&]() -> Status {
+  JobProgress progress;
+  progress.bytes = bytes.size();
+  Status st = run_job("decompressing", out, progress, [&]() -> Status {
     if (!to_zt) {
-      auto r = z4ai::zstn::decompress_file(in, out, threads);
+      auto r = z4ai::zstn::decompress_file(in, out, threads, progress.reporter());
       if (!r.ok()) return r.status();
       uncompressed = r->output_bytes;
       tensors = r->tensors;
@@ -71,9 +74,9 @@ int decompress_zstn(const std::string& in, std::span<const uint8_t> bytes, const
   r.output = out;
   r.input_format = "zstn";
   r.output_format = to_zt ? "zt" : "safetensors";
+  // The ratio is of the two sizes the summary prints (files).
   r.input_bytes = r.compressed = bytes.size();
-  r.uncompressed = uncompressed;
-  r.output_bytes = to_zt ? file_size(out) : uncompressed;
+  r.output_bytes = r.uncompressed = to_zt ? file_size(out) : uncompressed;
   r.tensors = tensors;
   r.seconds = seconds_since(start);
   print_report(r, json);
@@ -87,10 +90,7 @@ int decompress_zt(const std::string& in, const std::string& out, bool json) {
   const bool to_safetensors = format_from_extension(out) == FileFormat::safetensors;
   JobProgress progress;
   ConvertOptions options;  // raw components, no digests
-  options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.total = total ? total : 1;
-    progress.done = done;
-  };
+  options.progress = progress.reporter();
   Result<ConvertStats> stats = Status(ErrorCode::invalid_argument, "not run");
   Status st = run_job("decompressing", out, progress, [&] {
     stats = to_safetensors ? convert_source_to_safetensors(*source.value(), out, options.progress)
@@ -105,9 +105,10 @@ int decompress_zt(const std::string& in, const std::string& out, bool json) {
   r.output = out;
   r.input_format = "zt";
   r.output_format = to_safetensors ? "safetensors" : "zt";
+  // The ratio is of the two sizes the summary prints (files), not of tensor bytes.
   r.input_bytes = r.compressed = file_size(in);
-  r.output_bytes = file_size(out);
-  r.uncompressed = stats.value().bytes;
+  r.output_bytes = r.uncompressed = file_size(out);
+  r.extra["tensor_bytes"] = stats.value().bytes;
   r.tensors = stats.value().objects;
   r.seconds = seconds_since(start);
   print_report(r, json);

@@ -24,7 +24,8 @@ using ojson = nlohmann::ordered_json;
 constexpr const char* kDiffHelp =
     "Usage: zt diff A B [--atol X] [--json]\n"
     "\n"
-    "Compare two files (.zt, safetensors, or sharded safetensors, in any mix):\n"
+    "Compare two files of any formats `zt info` reads, in any mix (.zt,\n"
+    "safetensors, a sharded index.json, GGUF, .npy/.npz, PyTorch zip, .onnx):\n"
     "objects present in only one, differing shapes, formats and dtypes, and for\n"
     "objects of the same shape the maximum absolute difference of their values\n"
     "(dtypes may differ: f32 against f16 is compared numerically). Objects\n"

@@ -16,9 +16,10 @@ namespace {
 constexpr const char* kLsHelp =
     "Usage: zt ls FILE [--json]\n"
     "\n"
-    "List the objects of a .zt, safetensors or sharded safetensors file (or the\n"
-    "tensors inside a .zstn container or a model delta), one per line: name,\n"
-    "shape, dtype (logical type in parentheses) and format.\n"
+    "List the objects of any file `zt info` reads (.zt, safetensors, a sharded\n"
+    "index.json of either, GGUF, .npy/.npz, PyTorch zip, .onnx; a path or an\n"
+    "http(s) URL) or the tensors inside a .zstn container or a model delta, one\n"
+    "per line: name, shape, dtype (logical type in parentheses) and format.\n"
     "\n"
     "Options:\n"
     "  --json        a JSON array of {name, shape, dtype, type, format}\n"

@@ -95,8 +95,10 @@ bool zstn_frames_have_digests(const std::string& path) {
 Status verify_zstn(const std::string& path, VerifyResult* r) {
   r->format = "zstn";
   z4ai::zstn::FileStats stats;
-  ZT_RETURN_IF_ERROR(run_with_progress("verifying", "", file_size(path), [&]() -> Status {
-    auto d = z4ai::zstn::verify_file(path);
+  JobProgress progress;
+  progress.bytes = file_size(path);
+  ZT_RETURN_IF_ERROR(run_job("verifying", "", progress, [&]() -> Status {
+    auto d = z4ai::zstn::verify_file(path, 0, progress.reporter());
     if (!d.ok()) return d.status();
     stats = d.value();
     return Status::Ok();

@@ -80,6 +80,9 @@ Status run_job(const std::string& label, const std::string& out, JobProgress& pr
     if (total) bar.update(progress.done.load(), total);
     else bar.pulse(progress.bytes);
   }
+  // The final state, so work faster than one redraw interval still shows its
+  // 100% line (once the bar's delay has passed) before it is cleared.
+  if (const uint64_t total = progress.total.load()) bar.update(progress.done.load(), total);
   bar.finish();
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);

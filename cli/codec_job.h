@@ -35,6 +35,15 @@ uint64_t file_size(const std::string& path);
 struct JobProgress {
   std::atomic<uint64_t> done{0}, total{0};
   uint64_t bytes = 0;  // shown while total is unknown
+
+  // A callback for work that reports (done, total) (zstn, convert): the bar
+  // shows percentage, rate and ETA from then on.
+  std::function<void(uint64_t, uint64_t)> reporter() {
+    return [this](uint64_t d, uint64_t t) {
+      total = t ? t : 1;
+      done = d;
+    };
+  }
 };
 
 // Runs `work` on a worker thread while this thread draws the progress line
@@ -54,7 +63,8 @@ std::string extension(const std::string& path);
 double seconds_since(std::chrono::steady_clock::time_point start);
 
 // The report of one job. `compressed`/`uncompressed` give the ratio
-// (uncompressed / compressed), whichever side is the input.
+// (uncompressed / compressed), whichever side is the input; they are the
+// printed input_bytes/output_bytes, so the ratio agrees with the sizes shown.
 struct JobReport {
   std::string command;     // "compress", "decompress", "delta", "delta --apply"
   std::string input, output;

@@ -19,11 +19,18 @@ namespace z4ai::zstn {
 inline constexpr uint8_t kVersion = 3;
 inline constexpr size_t kFooterBytes = 20;  // u64 index_offset, u64 index_len, "ZSTN"
 
+// Progress of a long call: bytes done so far of `total`.
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
+
 struct Options {
   int level = -1;         // zstd level for the inner frames (-1 = default)
   unsigned threads = 0;   // threads inside one tensor's frame (0 = all cores)
   unsigned workers = 0;   // tensors compressed concurrently (0 = all cores)
   Effort effort = Effort::fast;
+  // Called on the writing thread after each tensor's frame is written, with
+  // the safetensors data bytes done so far and in all (tied copies count as
+  // done at once), so a caller can show a percentage. Empty: not called.
+  ProgressFn progress;
 };
 
 // invalid_argument when `safetensors` is not a valid safetensors buffer.
@@ -54,8 +61,11 @@ struct FileStats {
   uint64_t tensors = 0;  // tensors in the safetensors header
 };
 zt::Result<FileStats> compress_file(const std::string& in_path, const std::string& out_path, const Options& options);
-zt::Result<FileStats> decompress_file(const std::string& in_path, const std::string& out_path, unsigned workers = 0);
-zt::Result<FileStats> verify_file(const std::string& in_path, unsigned workers = 0);
+// `progress` (decompress_file, verify_file) sees the decoded safetensors
+// bytes so far of the original file's size.
+zt::Result<FileStats> decompress_file(const std::string& in_path, const std::string& out_path, unsigned workers = 0,
+                                      const ProgressFn& progress = {});
+zt::Result<FileStats> verify_file(const std::string& in_path, unsigned workers = 0, const ProgressFn& progress = {});
 
 enum class EntryKind : uint8_t { frame = 0, ref = 1 };
 

@@ -29,8 +29,10 @@ def level_arg(level: Optional[int]) -> int:
 def effort_arg(effort: Optional[str]) -> str:
     if effort is None:
         return ""
+    if effort == "default":  # the CLI's older name for the fast tier, an alias everywhere
+        return "fast"
     if effort not in ("fast", "balanced", "max"):
-        raise ValueError(f"unknown effort {effort!r}; use None, 'fast', 'balanced' or 'max'")
+        raise ValueError(f"unknown effort {effort!r}; use None, 'fast', 'balanced' or 'max' ('default' = 'fast')")
     return effort
 
 

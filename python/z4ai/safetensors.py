@@ -14,7 +14,7 @@ import json
 import os
 import struct
 import threading
-from typing import BinaryIO, Dict, List, Optional
+from typing import BinaryIO, Dict, List, Optional, cast
 
 from . import _z4ai
 from ._args import as_buffer, level_arg
@@ -135,8 +135,8 @@ class ZstnReader:
             return len(self._buf)
         if self._fd is not None:
             return os.fstat(self._fd).st_size
-        with self._lock:
-            return self._fh.seek(0, io.SEEK_END)
+        with self._lock:  # a file object without a descriptor (fh= given, so not None)
+            return cast(BinaryIO, self._fh).seek(0, io.SEEK_END)
 
     def _read(self, offset: int, length: int) -> bytes:
         # Positional reads (pread; a slice of an in-memory buffer): threads
@@ -154,9 +154,10 @@ class ZstnReader:
                 got += len(part)
             data = b"".join(parts)
         else:
+            fh = cast(BinaryIO, self._fh)  # neither buffer nor descriptor: a file object
             with self._lock:
-                self._fh.seek(offset)
-                data = self._fh.read(length)
+                fh.seek(offset)
+                data = fh.read(length)
         if len(data) != length:
             raise _z4ai.Z4aiError("length_mismatch: ZSTN container is truncated")
         return data

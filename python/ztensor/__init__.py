@@ -6,6 +6,11 @@
     with ztensor.open("model.zt") as r:
         r.read("w")
 
+``ztensor.open`` returns a :class:`Source` (``read`` gives arrays).
+``ztensor.Reader``, ``Tensor``, ``Writer.write``/``append``,
+``remove_tensors``, ``replace_tensor`` and ``DTYPE_*`` keep the ztensor 1.2.x
+meanings, so code written for 1.2.x runs unchanged (see ``ztensor._compat``).
+
 ``ztensor.open`` also reads safetensors, GGUF, .npy/.npz, PyTorch zip
 checkpoints and ONNX (detected by content); ``ztensor.convert(src, dst)``
 turns any of them into .zt, safetensors or .npz.
@@ -30,14 +35,16 @@ from .errors import (
     ZTensorIOError,
     ZTensorPermissionError,
 )
-from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, Reader, TensorMetadata
+from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, TensorMetadata
+from ._reader import Reader as Source
 from ._slice import TensorSlice
 from ._fsspec import open_any
-from ._writer import Writer
+from ._compat import DTYPE_NP_TO_ZT, DTYPE_ZT_TO_NP, Reader, Tensor, Writer, remove_tensors, replace_tensor
+from ._safe_open import safe_open
 from ._convert import ConvertStats, convert, convert_many
 
 
-def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
+def open(path, *, verify: bool = False) -> Source:  # noqa: A001 (mirrors builtins.open)
     """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
     or any other format ztensor reads, detected by content (see
     :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read
@@ -54,8 +61,15 @@ __all__ = [
     "convert",
     "convert_many",
     "ConvertStats",
+    "Source",
     "Reader",
     "Writer",
+    "Tensor",
+    "safe_open",
+    "remove_tensors",
+    "replace_tensor",
+    "DTYPE_NP_TO_ZT",
+    "DTYPE_ZT_TO_NP",
     "ObjectInfo",
     "ComponentInfo",
     "QuantizedGroup",
@@ -79,4 +93,8 @@ def __getattr__(name):
     # `ztensor.torch` without importing torch up front.
     if name in ("numpy", "torch"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("DTYPE_TORCH_TO_ZT", "DTYPE_ZT_TO_TORCH"):  # 1.2.x names; importing torch only when asked
+        from ._compat import torch_tables
+
+        return torch_tables()[name == "DTYPE_ZT_TO_TORCH"]
     raise AttributeError(f"module 'ztensor' has no attribute {name!r}")

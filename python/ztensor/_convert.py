@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, Tuple, Union
 
 from . import _core
-from ._writer import _checksum, _encoding, _shard_size
+from ._writer import _checksum, _encoding, _shard_size, effort_name
 from .errors import ZTensorError, error
 
 # Output format by destination extension.
@@ -74,6 +74,7 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
                                         f"output only, not .{out_format}")
     if progress is not None and not callable(progress):
         raise error("invalid_argument", "progress must be a callable(done, total) or None")
+    effort = effort_name(effort)
     enc, lvl = _encoding(compression, level, None, effort)
     base = enc.split(":", 1)[0]
     shard_size = _shard_size(max_shard_size)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Dict, Optional
+from typing import Dict, Optional, Union
+
+# save_file's compression=: None/"raw", "zstd" or "z4ai"; or as ztensor 1.2.x
+# had it, False (raw), True (zstd level 3) or an int (that zstd level).
+Compression = Union[None, str, bool, int]
 
 
 def is_url(path) -> bool:

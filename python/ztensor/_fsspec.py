@@ -31,7 +31,7 @@ def open_any(path, *, verify: bool = False) -> Reader:
 
 def open_fsspec(url: str, *, verify: bool = False) -> Reader:
     try:
-        import fsspec
+        import fsspec  # type: ignore[import-untyped]  # fsspec ships no stubs
     except ImportError as e:
         raise UnsupportedError(f"'{url}': reading this URL needs fsspec (pip install fsspec)",
                                "unsupported") from e

@@ -98,7 +98,7 @@ class TensorMetadata:
 
     def __init__(self, info: ObjectInfo):
         self.name = info.name
-        self.dtype = STORAGE_TO_LEGACY_NAME.get(info.dtype, info.dtype)
+        self.dtype = STORAGE_TO_LEGACY_NAME.get(info.dtype, info.dtype) if info.dtype else None
         self.shape = list(info.shape)
         self.format = info.format
         self.type = info.type
@@ -194,11 +194,13 @@ def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
 class Reader:
     """A validated, memory-mapped .zt file, or any other weight file
     ztensor reads (safetensors or a sharded ``*.index.json`` of safetensors
-    or .zt shards, read lazily as one source; GGUF,
-    .npy/.npz, PyTorch zip checkpoints, ONNX), detected by content; see
-    :attr:`format`.
+    or .zt shards, read lazily as one source; .zstn (z4ai-compressed
+    safetensors, format "safetensors"); GGUF, .npy/.npz, PyTorch zip
+    checkpoints, ONNX), detected by content; see :attr:`format`.
 
-    ``ztensor.open(path)`` and ``ztensor.Reader(path)`` are the same. Use it as
+    ``ztensor.open(path)`` returns one (exported as ``ztensor.Source``);
+    ``ztensor.Reader(path)`` is a subclass whose ``read`` keeps its ztensor
+    1.2.x meaning (see ``ztensor._compat``). Use it as
     a context manager or call :meth:`close`; arrays already handed out stay
     valid after closing (they keep the mapping alive).
     """
@@ -206,12 +208,17 @@ class Reader:
     def __init__(self, path, *, verify: bool = False, _core_reader=None):
         if _core_reader is None:
             self._path = os.fspath(path)
-            self._r = _core.Reader.open(self._path, verify)
+            from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
+
+            if is_zstn_file(self._path):
+                self._r = zstn_core_reader(self._path, verify)
+            else:
+                self._r = _core.Reader.open(self._path, verify)
         else:
             self._path = None
             self._r = _core_reader
         self._verify_on_read = verify
-        self._attributes = None
+        self._attributes: Optional[Dict[str, Any]] = None
 
     @classmethod
     def from_bytes(cls, data: bytes, *, verify: bool = False) -> "Reader":
@@ -255,7 +262,8 @@ class Reader:
         """File attributes (an empty dict when the file has none)."""
         if self._attributes is None:
             a = self._r.attributes()
-            self._attributes = a if isinstance(a, dict) else {}
+            self._attributes = attrs = a if isinstance(a, dict) else {}
+            return attrs
         return self._attributes
 
     def keys(self) -> List[str]:
@@ -355,7 +363,7 @@ class Reader:
         return _typed(self._r.read_component(info.name, role), c.dtype, c.type)
 
     def _csr(self, info: ObjectInfo, framework: str):
-        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
+        sparse: Any = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         indices, indptr = check_csr(info.name, info.shape, values,
                                     self._component(info, "indices"), self._component(info, "indptr"))
@@ -371,7 +379,7 @@ class Reader:
         return sparse.csr_array((values, indices, indptr), shape=info.shape)
 
     def _coo(self, info: ObjectInfo, framework: str):
-        sparse = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
+        sparse: Any = None if framework == "torch" else scipy_sparse(info.name)  # before any decoding
         values = self._component(info, "values")
         coords = check_coo(info.name, info.shape, values, self._component(info, "coords"))
         if framework == "torch":
@@ -420,15 +428,15 @@ class Reader:
     def __getitem__(self, name: str):
         if not isinstance(name, str) or not self._r.has(name):
             raise KeyError(f"Tensor '{name}' not found")
-        return self.read(name)
+        return self.read(name, "numpy")
 
     def get_tensor(self, name: str):
         return self[name]
 
     def read_numpy(self, name, *, copy: bool = False):
         if isinstance(name, str):
-            return self.read(name, copy=copy)
-        return {n: self.read(n, copy=copy) for n in name}
+            return self.read(name, "numpy", copy=copy)
+        return {n: self.read(n, "numpy", copy=copy) for n in name}
 
     def read_torch(self, name, *, copy: bool = False, device: str = "cpu"):
         if isinstance(name, str):
@@ -451,8 +459,8 @@ class Reader:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} objects"
         if self.closed:
-            return f"<ztensor.Reader {self._path!r} closed>"
-        return f"<ztensor.Reader {self._path!r} {self.format} v{self.version} {state}>"
+            return f"<ztensor.{type(self).__name__} {self._path!r} closed>"
+        return f"<ztensor.{type(self).__name__} {self._path!r} {self.format} v{self.version} {state}>"
 
 
 def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builtins.open)
@@ -472,7 +480,7 @@ def load_all_numpy(reader: Reader) -> Dict[str, Any]:
     dense, other = reader._r.partition()
     out = dict(zip(dense, reader._dense_numpy(dense)))
     for name in other:
-        out[name] = reader.read(name)
+        out[name] = reader.read(name, "numpy")
     if other:  # keep file order
         out = {n: out[n] for n in reader.keys()}
     return out
@@ -489,8 +497,8 @@ def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
     base = None
     if reader.path is not None and not reader._verify_on_read and any(e[7] for e in index):
         storage = torch.UntypedStorage.from_file(reader.path, shared=False, nbytes=reader._r.file_size)
-        base = torch.empty(0, dtype=torch.uint8).set_(storage)
-    dtypes = {}
+        base = torch.empty(0, dtype=torch.uint8).set_(storage)  # type: ignore[arg-type]  # from_file's stub is too wide
+    dtypes: Dict[Any, Any] = {}
     out = {}
     for name, fmt, shape, storage_dtype, logical, offset, length, plain in index:
         if fmt == "dense" and plain and base is not None:

@@ -3,15 +3,18 @@ scipy/torch object is built, so a corrupt file is an error, not a crash."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .errors import error
 
-def scipy_sparse(name: str):
+
+def scipy_sparse(name: str) -> Any:
     """scipy.sparse, imported only when a sparse object is read as numpy; its
     absence is named with the extra that installs it."""
     try:
-        import scipy.sparse
+        import scipy.sparse  # type: ignore[import-untyped]  # scipy ships no stubs
     except ImportError as e:
         raise ModuleNotFoundError(
             f"object '{name}' is sparse and reads as a scipy.sparse array, but scipy is not installed: "

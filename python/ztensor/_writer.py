@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -66,10 +66,24 @@ def _component(array, logical: Optional[str] = None) -> Tuple[str, str, Any, Tup
 
 
 _EFFORTS = (None, "fast", "balanced", "max")
+# The CLI's older name for the fast tier, accepted everywhere as an alias.
+EFFORT_ALIASES = {"default": "fast"}
+
+
+def effort_name(effort: Optional[str]) -> Optional[str]:
+    """effort=None|"fast"|"balanced"|"max" ("default" = "fast"), checked."""
+    effort = EFFORT_ALIASES.get(effort, effort) if isinstance(effort, str) else effort
+    if effort not in _EFFORTS:
+        raise error("invalid_argument", f"effort must be None, 'fast', 'balanced' or 'max' ('default' = 'fast'), "
+                                        f"not {effort!r}")
+    return effort
 
 
 def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
-    # ztensor 1.2.x spelled it compress=False/True/<level>.
+    # ztensor 1.2.x spelled it compress=False/True/<level>, and its
+    # save_file compression=False/True/<level>.
+    if isinstance(compression, (bool, int)) and not isinstance(compression, str):
+        compress, compression = compression, None
     if compress is not None and compression is None:
         if compress is True:
             compression = "zstd"
@@ -77,8 +91,7 @@ def _encoding(compression, level, compress, effort=None) -> Tuple[str, int]:
             compression, level = "zstd", compress
     if compression not in _COMPRESSIONS:
         raise error("invalid_argument", f"compression must be None, 'zstd' or 'z4ai', not {compression!r}")
-    if effort not in _EFFORTS:
-        raise error("invalid_argument", f"effort must be None, 'fast', 'balanced' or 'max', not {effort!r}")
+    effort = effort_name(effort)
     if effort is not None and compression != "z4ai":
         raise error("invalid_argument", "effort applies only to compression='z4ai'")
     if compression in (None, "raw"):
@@ -130,8 +143,8 @@ class Writer:
         self._path = os.fspath(path)
         self._w = _core.Writer(self._path, dict(attributes) if attributes is not None else None, bool(durable),
                                _shard_size(max_shard_size))
-        self._size = None
-        self._files = []
+        self._size: Optional[int] = None
+        self._files: List[str] = []
 
     def __enter__(self):
         return self
@@ -262,8 +275,9 @@ class Writer:
         """Write manifest and footer and publish the file (or the set of
         shards and its index). Returns the bytes written."""
         self._files = list(self._w.finish())
-        self._size = sum(os.path.getsize(f) for f in self._files)
-        return self._size
+        size = sum(os.path.getsize(f) for f in self._files)
+        self._size = size
+        return size
 
     @property
     def files(self) -> list:

@@ -18,7 +18,7 @@ from typing import Dict, Optional, Union
 
 import numpy as np
 
-from ._files import check_metadata, save_to_bytes
+from ._files import Compression, check_metadata, save_to_bytes
 from ._fsspec import open_any
 from ._reader import Reader, load_all_numpy
 from ._writer import Writer
@@ -27,17 +27,20 @@ __all__ = ["save_file", "load_file", "save", "load"]
 
 
 def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
-              metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True,
-              max_shard_size: Optional[Union[int, str]] = None) -> None:
+              metadata: Optional[Dict[str, str]] = None, compression: Compression = None, *,
+              level: Optional[int] = None, checksum: Optional[str] = None, effort: Optional[str] = None,
+              durable: bool = True, max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save `tensors` to `filename`; each array is streamed to disk as it is
     added, so no whole-file buffer is built. `metadata` becomes the file
     attributes. `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face
     accepts) writes NAME-00001-of-0000N.zt ... and NAME.zt.index.json for
-    `filename` NAME.zt, or the one file when everything fits."""
+    `filename` NAME.zt, or the one file when everything fits.
+    `compression` is None, "zstd" or "z4ai" (`level`; `effort`
+    "fast"|"balanced"|"max" for z4ai), or as in ztensor 1.2.x True (zstd
+    level 3) or an int (that zstd level)."""
     with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
         for name, array in tensors.items():
-            w.add(name, array, compression=compression, level=level, checksum=checksum)
+            w.add(name, array, compression=compression, level=level, checksum=checksum, effort=effort)
 
 
 def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
@@ -48,9 +51,14 @@ def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = No
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 
-def load_file(filename: Union[str, os.PathLike]) -> Dict[str, np.ndarray]:
+def load_file(filename: Union[str, os.PathLike], copy: bool = False) -> Dict[str, np.ndarray]:
+    """Every object of `filename` (any format ztensor.open reads). copy=True
+    returns writable arrays of their own instead of read-only views."""
     with open_any(filename) as r:
-        return load_all_numpy(r)
+        out = load_all_numpy(r)
+    if copy:
+        out = {k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for k, v in out.items()}
+    return out
 
 
 def load(data: bytes) -> Dict[str, np.ndarray]:

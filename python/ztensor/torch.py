@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import torch
 
-from ._files import check_metadata, is_url, save_to_bytes
+from ._files import Compression, check_metadata, is_url, save_to_bytes
 from ._fsspec import open_any
 from ._reader import Reader, load_all_torch
 from ._writer import Writer
@@ -62,9 +62,9 @@ def _dedup(tensors: Dict[str, torch.Tensor], preferred: Iterable[str] = ()) -> D
 
 
 def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike],
-              metadata: Optional[Dict[str, str]] = None, *, compression: Optional[str] = None,
-              level: Optional[int] = None, checksum: Optional[str] = None, durable: bool = True,
-              max_shard_size: Optional[Union[int, str]] = None) -> None:
+              metadata: Optional[Dict[str, str]] = None, compression: Compression = None, *,
+              level: Optional[int] = None, checksum: Optional[str] = None, effort: Optional[str] = None,
+              durable: bool = True, max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save `tensors` to `filename`, streaming each tensor to disk. Like
     safetensors, tensors that share memory are refused (use save_model).
     `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face accepts) writes
@@ -78,7 +78,7 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike
         for name, t in tensors.items():
             if not isinstance(t, torch.Tensor):
                 raise TypeError(f"tensor '{name}' is a {type(t).__name__}, not a torch.Tensor")
-            w.add(name, t, compression=compression, level=level, checksum=checksum)
+            w.add(name, t, compression=compression, level=level, checksum=checksum, effort=effort)
 
 
 def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
@@ -88,11 +88,15 @@ def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = 
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 
-def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu") -> Dict[str, torch.Tensor]:
+def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu",
+              copy: bool = False) -> Dict[str, torch.Tensor]:
+    """Every object of `filename` as torch tensors on `device`. copy=True
+    gives tensors that own their memory instead of views of the private
+    mapping (ztensor 1.2.x's copy=)."""
     # A URL cannot be mapped into torch storage: verified reads make
     # load_all_torch read each tensor through the core (remote reads check
     # every digest anyway).
-    with open_any(filename, verify=is_url(filename)) as r:
+    with open_any(filename, verify=is_url(filename) or copy) as r:
         return load_all_torch(r, device)
 
 
@@ -103,9 +107,13 @@ def load(data: bytes, device: Union[str, int, torch.device] = "cpu") -> Dict[str
 
 def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
                metadata: Optional[Dict[str, str]] = None, force_contiguous: bool = False, *,
-               durable: bool = True, max_shard_size: Optional[Union[int, str]] = None) -> None:
+               compression: Compression = None, level: Optional[int] = None, effort: Optional[str] = None,
+               checksum: Optional[str] = None, durable: bool = True,
+               max_shard_size: Optional[Union[int, str]] = None) -> None:
     """Save a module's state_dict. Tied weights are stored once; each dropped
     alias is recorded in the metadata as alias -> kept name (as safetensors).
+    `compression`, `level`, `effort` and `checksum` apply to every tensor as
+    in :func:`save_file` (e.g. compression="z4ai", effort="balanced");
     `max_shard_size` shards the file as :func:`save_file` does."""
     state_dict = model.state_dict()
     metadata = dict(check_metadata(metadata) or {})
@@ -115,18 +123,22 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
             del state_dict[alias]
     if force_contiguous:
         state_dict = {k: v.contiguous() for k, v in state_dict.items()}
-    save_file(state_dict, filename, metadata or None, durable=durable, max_shard_size=max_shard_size)
+    save_file(state_dict, filename, metadata or None, compression, level=level, checksum=checksum, effort=effort,
+              durable=durable, max_shard_size=max_shard_size)
 
 
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,
-               device: Union[str, int, torch.device] = "cpu") -> Tuple[List[str], List[str]]:
-    """Load a file written by save_model into `model`. Returns (missing,
-    unexpected) keys; with strict=True either being non-empty is an error."""
-    state_dict = load_file(filename, device=device)
+               device: Union[str, int, torch.device] = "cpu", copy: bool = False) -> Tuple[List[str], List[str]]:
+    """Load a file written by save_model (or any file ztensor.open reads)
+    into `model`. Returns (missing, unexpected) keys; with strict=True either
+    being non-empty is an error. For a Hugging Face model, build it with
+    ``AutoModel.from_config(config)`` and call ``load_model(model, path,
+    strict=False)``: buffers transformers recomputes are not in the file."""
+    state_dict = load_file(filename, device=device, copy=copy)
     aliases = _dedup(model.state_dict(), preferred=state_dict.keys())
-    missing, unexpected = model.load_state_dict(state_dict, strict=False)
-    missing: Set[str] = set(missing)
-    unexpected = list(unexpected)
+    result = model.load_state_dict(state_dict, strict=False)
+    missing: Set[str] = set(result.missing_keys)
+    unexpected = list(result.unexpected_keys)
     for group in aliases.values():
         for alias in group:
             missing.discard(alias)  # tied: loading the kept name filled it

@@ -161,13 +161,17 @@ zt::Status stream_frame(const PreadFile& f, const IndexEntry& frame_entry, uint6
 }
 
 // The safetensors file a container decodes to, handed to `sink` in order
-// (nullptr: decode and check only).
-zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, const ByteSink* sink) {
+// (nullptr: decode and check only); `progress` sees the bytes decoded so far
+// of the safetensors file's size.
+zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, const ByteSink* sink,
+                                  const ProgressFn& progress) {
   ZT_ASSIGN_OR_RETURN(auto f, PreadFile::open(path));
   FileStats stats;
   stats.input_bytes = f->size();
+  uint64_t total = 0;  // known once the prefix is parsed
   auto emit = [&](std::span<const uint8_t> bytes) -> zt::Status {
     stats.output_bytes += bytes.size();
+    if (progress) progress(stats.output_bytes, total);
     return sink ? (*sink)(bytes) : zt::Status();
   };
   ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head, f->read_vec(0, std::min<uint64_t>(f->size(), 14)));
@@ -177,6 +181,7 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN container '" + path + "' is truncated in its prefix");
   ZT_ASSIGN_OR_RETURN(head, f->read_vec(0, 22 + header_len));
   ZT_ASSIGN_OR_RETURN(Prefix p, parse_prefix(head));
+  total = 8 + header_len + p.data_len;
   ZT_RETURN_IF_ERROR(emit(std::span<const uint8_t>(head).subspan(6, size_t(8 + header_len))));
 
   if (!p.contiguous) {  // one opaque frame: decoded whole
@@ -276,10 +281,11 @@ zt::Result<FileStats> compress_file(const std::string& in_path, const std::strin
   return stats;
 }
 
-zt::Result<FileStats> decompress_file(const std::string& in_path, const std::string& out_path, unsigned workers) {
+zt::Result<FileStats> decompress_file(const std::string& in_path, const std::string& out_path, unsigned workers,
+                                      const ProgressFn& progress) {
   ZT_ASSIGN_OR_RETURN(auto out, zt::AtomicFile::create(out_path));
   const ByteSink sink = [&](std::span<const uint8_t> bytes) { return out->write(bytes); };
-  auto stats = decode_file(in_path, workers, &sink);
+  auto stats = decode_file(in_path, workers, &sink, progress);
   zt::Status s = stats.status();
   if (s.ok()) s = out->commit();
   if (!s.ok()) {
@@ -289,8 +295,8 @@ zt::Result<FileStats> decompress_file(const std::string& in_path, const std::str
   return stats;
 }
 
-zt::Result<FileStats> verify_file(const std::string& in_path, unsigned workers) {
-  return decode_file(in_path, workers, nullptr);
+zt::Result<FileStats> verify_file(const std::string& in_path, unsigned workers, const ProgressFn& progress) {
+  return decode_file(in_path, workers, nullptr, progress);
 }
 
 }  // namespace z4ai::zstn

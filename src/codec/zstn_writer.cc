@@ -71,11 +71,20 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
   co.level = o.level;
   co.threads = o.threads;
   co.effort = o.effort;
+  const uint64_t total = data.size();
+  uint64_t done = 0;
+  auto report = [&](uint64_t bytes) {
+    done += bytes;
+    if (o.progress) o.progress(done, total);
+  };
+  report(0);
   if (!contiguous) {
     ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, z4ai::compress(data, co));
     detail::put_u64(out, frame.size());
     ZT_RETURN_IF_ERROR(flush());
-    return sink(frame);
+    ZT_RETURN_IF_ERROR(sink(frame));
+    report(total);
+    return zt::Status();
   }
 
   // Tied weights: a tensor byte-identical to an earlier one becomes a REF.
@@ -97,6 +106,10 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       unique.push_back(i);
     }
   }
+  uint64_t tied = 0;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (ref[i] >= 0) tied += tensors[i].end - tensors[i].begin;
+  report(tied);
 
   // Compress unique tensors concurrently; many small tensors share out the
   // cores across tensors, a few big ones use threads inside each frame.
@@ -125,6 +138,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       if (streamed) {
         offset[unique[first]] = at;
         length[unique[first]] = written - at;
+        report(big.end - big.begin);
         ++first;
         continue;
       }
@@ -151,6 +165,8 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       written += frames[k]->size();
       ZT_RETURN_IF_ERROR(sink(frames[k].value()));
       frames[k] = std::vector<uint8_t>{};
+      const Tensor& t = tensors[unique[first + k]];
+      report(t.end - t.begin);
     }
     first = last;
   }

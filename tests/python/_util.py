@@ -61,3 +61,16 @@ def read_manifest(path):
     data = open(path, "rb").read()
     (n,) = struct.unpack("<Q", data[-16:-8])
     return cbor2.loads(data[-16 - n:-16])
+
+
+def write_gguf(path, tensors):
+    """A GGUF file holding `tensors` (name -> array), written by the gguf package."""
+    import gguf
+
+    w = gguf.GGUFWriter(str(path), "llama")
+    for name, array in tensors.items():
+        w.add_tensor(name, array)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()

@@ -134,7 +134,7 @@ def test_verify_detects_flipped_compressed_byte(small_file):
 
 def test_from_bytes(small_file):
     data = small_file.read_bytes()
-    r = ztensor.Reader.from_bytes(data)
+    r = ztensor.Source.from_bytes(data)
     del data
     assert same(r.read("w"), np.arange(12, dtype=np.float32).reshape(3, 4))
     assert same(r.read("b"), np.arange(4, dtype=np.int64))

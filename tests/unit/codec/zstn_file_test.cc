@@ -131,5 +131,48 @@ TEST(FrameStream, SameBytesAsCompress) {
   EXPECT_FALSE(detail::compress_streamed(testing::random_bytes(1000), o, [](auto) { return zt::Status(); }).value());
 }
 
+// The progress callback sees data bytes done rising to the total (tied
+// copies count at once), and does not change a byte of the output.
+TEST_F(ZstnFile, ProgressReportsTensorBytesUpToTheTotalWithoutChangingTheOutput) {
+  const auto st = model();
+  write_all(dir_ / "m.safetensors", st);
+  for (unsigned workers : {1u, 3u}) {
+    Options o;
+    o.workers = workers;
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    o.progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+    ASSERT_TRUE(compress_file((dir_ / "m.safetensors").string(), (dir_ / "m.zstn").string(), o).ok());
+    ASSERT_GE(calls.size(), 40u);
+    const uint64_t total = 40u * 16384u * 4u;  // the data buffer: every tensor, tied ones too
+    for (size_t i = 0; i < calls.size(); ++i) {
+      EXPECT_EQ(calls[i].second, total);
+      if (i > 0) EXPECT_GE(calls[i].first, calls[i - 1].first);
+    }
+    EXPECT_EQ(calls.front().first, 0u);
+    EXPECT_EQ(calls.back().first, total);
+    Options plain;
+    plain.workers = workers;
+    EXPECT_EQ(read_all(dir_ / "m.zstn"), compress(st, plain).value());
+  }
+}
+
+TEST_F(ZstnFile, DecompressAndVerifyReportProgressUpToTheFileSize) {
+  const auto st = model();
+  write_all(dir_ / "m.safetensors", st);
+  ASSERT_TRUE(compress_file((dir_ / "m.safetensors").string(), (dir_ / "m.zstn").string(), Options{}).ok());
+  for (bool verify : {false, true}) {
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    const ProgressFn progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+    const auto r = verify ? verify_file((dir_ / "m.zstn").string(), 0, progress)
+                          : decompress_file((dir_ / "m.zstn").string(), (dir_ / "b.safetensors").string(), 0, progress);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    ASSERT_FALSE(calls.empty());
+    for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+    EXPECT_EQ(calls.back().first, st.size());
+    EXPECT_EQ(calls.back().second, st.size());
+  }
+  EXPECT_EQ(read_all(dir_ / "b.safetensors"), st);
+}
+
 }  // namespace
 }  // namespace z4ai::zstn

@@ -1,0 +1,98 @@
+"""zTensor C++ core (container reader/writer, other formats, conversion)."""
+
+from collections.abc import Callable, Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
+
+
+def error_code_name(arg: int, /) -> str:
+    """Stable name of a numeric zt::ErrorCode."""
+
+class Reader:
+    @staticmethod
+    def open(path: str, verify_on_read: bool = False) -> Reader:
+        """
+        Map and validate a .zt file, or open any other supported format (detected by content).
+        """
+
+    @staticmethod
+    def from_bytes(data: bytes, verify_on_read: bool = False) -> Reader: ...
+
+    @staticmethod
+    def open_callback(name: str, size: int, read: Callable, verify_on_read: bool = False) -> Reader: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def file_size(self) -> int: ...
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def attributes(self) -> object: ...
+
+    def names(self) -> object: ...
+
+    def __len__(self) -> int: ...
+
+    def has(self, arg: str, /) -> bool: ...
+
+    def index(self) -> list: ...
+
+    def partition(self) -> tuple: ...
+
+    def object_info(self, name: str) -> tuple: ...
+
+    def read_component(self, name: str, role: str) -> object: ...
+
+    def read_dense(self, names: Sequence[str]) -> tuple: ...
+
+    def read_dense_one(self, name: str) -> object: ...
+
+    def dense_meta(self, name: str) -> object: ...
+
+    def dequantize(self, name: str) -> object: ...
+
+    def verify(self) -> None: ...
+
+    def verify_object(self, arg: str, /) -> None: ...
+
+    def close(self) -> None: ...
+
+class Writer:
+    def __init__(self, path: str, attributes: object | None = None, durable: bool = True, max_shard_size: int = 0) -> None: ...
+
+    def add(self, name: str, shape: Sequence[int], format: str, attributes: object | None, components: Sequence[tuple[str, str, str, Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], str, int, str]]) -> None: ...
+
+    def add_dense(self, name: str, shape: Sequence[int], dtype: str, type: str, data: object, encoding: str, level: int, digest: str, attributes: object | None) -> None: ...
+
+    def finish(self) -> list[str]: ...
+
+    def abort(self) -> None: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def object_count(self) -> int: ...
+
+def convert(src: str, dst: str, out_format: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0, encoded: object | None = None) -> tuple:
+    """
+    Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).
+    """
+
+def parse_byte_size(text: str) -> int:
+    """
+    Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').
+    """
+
+def encode_object(src: str, name: str, encoding: str, level: int, effort: int, threads: int = 0) -> list:
+    """
+    Encode one object's components of a source file as convert would (for Dask workers).
+    """
