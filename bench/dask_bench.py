@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """ztensor.convert at z4ai effort "max": local vs Dask LocalCluster with 1
-and 2 single-threaded worker processes, same source, same run.
+and 2 single-threaded worker processes, same source, interleaved rounds.
 
-    python3 bench/dask_bench.py                 # ~64 MB model, 3 repeats
-    python3 bench/dask_bench.py --mb 256 --repeat 5
+    python3 bench/dask_bench.py                 # ~64 MB model, 3 rounds
+    python3 bench/dask_bench.py --mb 300 --repeat 3
 
 The source is a synthetic bf16-range model (float32 tensors of 4 MiB with
-gaussian weights of per-tensor scale) written as safetensors. Each dask
-output is checked byte for byte against the local one. Prints medians,
-MB/s of source bytes and the speed-up over the local run. A benchmark, not
+gaussian weights of per-tensor scale) written as safetensors. Both clusters
+stay up for the whole run and each round runs local, 1 worker, 2 workers in
+turn, so load from other processes on a shared machine falls on all three
+alike. Each dask output is checked byte for byte against the local one.
+Prints medians, MB/s of source bytes, the speed-up over the local run, and
+the 2-vs-1-worker ratio (median of the per-round ratios). A benchmark, not
 a test: nothing asserts on time.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -54,31 +58,39 @@ def main() -> int:
     args = ap.parse_args()
     from dask.distributed import Client, LocalCluster
 
-    with tempfile.TemporaryDirectory() as tmp:
+    load_before = os.getloadavg()
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         src = os.path.join(tmp, "model.safetensors")
         nbytes = make_model(src, args.mb)
         opts = dict(compression="z4ai", effort=args.effort, durable=False)
-        local_out = os.path.join(tmp, "local.zt")
-        runs = {"local": [timed(lambda: ztensor.convert(src, local_out, **opts)) for _ in range(args.repeat)]}
-        reference = open(local_out, "rb").read()
+        clients = {}
         for workers in (1, 2):
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                       host="127.0.0.1", dashboard_address=None, silence_logs=40))
+            clients[workers] = stack.enter_context(Client(cluster))
+        runs = {"local": [], "dask 1 worker": [], "dask 2 workers": []}
+        local_out = os.path.join(tmp, "local.zt")
+        for _ in range(args.repeat):
+            runs["local"].append(timed(lambda: ztensor.convert(src, local_out, **opts)))
+            reference = open(local_out, "rb").read()
+            for workers, name in ((1, "dask 1 worker"), (2, "dask 2 workers")):
                 out = os.path.join(tmp, f"dask{workers}.zt")
-                ztensor.convert(src, out, client=client, **opts)  # warm-up: imports on the workers
-                runs[f"dask {workers} worker(s)"] = [timed(lambda: ztensor.convert(src, out, client=client, **opts))
-                                                     for _ in range(args.repeat)]
+                runs[name].append(timed(lambda: ztensor.convert(src, out, client=clients[workers], **opts)))
                 if open(out, "rb").read() != reference:
                     print(f"ERROR: dask output with {workers} worker(s) differs from the local one", file=sys.stderr)
                     return 1
         base = statistics.median(runs["local"])
         print(f"source {nbytes / 1e6:.1f} MB, z4ai effort {args.effort}, {os.cpu_count()} cores, "
-              f"median of {args.repeat}")
+              f"median of {args.repeat} interleaved rounds, load average before: {load_before}")
         print("| run | median s | MB/s | speed-up vs local |")
         print("|---|---|---|---|")
         for name, samples in runs.items():
             m = statistics.median(samples)
             print(f"| {name} | {m:.2f} | {nbytes / 1e6 / m:.1f} | {base / m:.2f}x |")
+        ratios = [one / two for one, two in zip(runs["dask 1 worker"], runs["dask 2 workers"])]
+        print(f"2 workers vs 1: median {statistics.median(ratios):.2f}x (rounds: "
+              f"{', '.join(f'{r:.2f}x' for r in ratios)}); load average after: {os.getloadavg()}")
     return 0
 
 
