@@ -1,16 +1,24 @@
 """ztensor.convert(..., client=): the encoding runs on Dask workers.
 
-The client keeps the writer: it asks the workers to encode objects (each
-worker opens the source by path or URL and reads the object itself, so only
-names go out and encoded bytes come back), then appends the results in
-source order, so the file is byte-identical to a local convert whichever
-worker finishes first. Dask is imported only through the client given.
+One file: the client keeps the writer: it asks the workers to encode
+objects (each worker opens the source by path or URL and reads the object
+itself, so only names go out and encoded bytes come back), then appends the
+results in source order, so the file is byte-identical to a local convert
+whichever worker finishes first.
+
+Shards (max_shard_size): the client plans the shards by the local writer's
+rule and each worker writes whole shards into a staging folder beside the
+output (shared storage), so only object indices go out and byte counts come
+back; the client then publishes the set (renames, index last) as a local
+run does. Dask is imported only through the client given.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Tuple
+import shutil
+import tempfile
+from typing import Callable, List, Optional, Tuple
 
 from . import _core
 from ._fsspec import open_any
@@ -66,3 +74,67 @@ def encoded_hook(client, src: str, encoding: str, level: int, effort: int) -> Tu
         futures.clear()
 
     return hook, cancel
+
+
+def _write_shard_on_worker(src: str, path: str, objects: List[int], encoding: str, level: int, effort: int,
+                           checksum: str, durable: bool) -> Tuple[int, List[str]]:
+    """Run by a worker: the complete .zt shard ``path`` holding the source
+    objects ``objects``; returns (decoded bytes, warnings)."""
+    _, nbytes, warnings, _, _ = _core.convert(src, path, "zt", encoding, level, effort, checksum, durable, None, 0,
+                                              None, objects, CODEC_THREADS_PER_TASK)
+    return nbytes, list(warnings)
+
+
+def _remove_staging(folder: str) -> None:
+    # A cancelled task may still be running and create a file in the folder
+    # after rmtree listed it; once the folder is gone it can create nothing
+    # (its writer fails and drops its temporary), so retry until it is.
+    for _ in range(STAGING_REMOVE_ATTEMPTS):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+
+
+# Tries at removing the staging folder of a failed sharded write.
+STAGING_REMOVE_ATTEMPTS = 20
+
+
+def write_shards(client, src: str, dst: str, encoding: str, level: int, effort: int, checksum: str, durable: bool,
+                 max_shard_size: int, progress: Optional[Callable[[int, int], None]]):
+    """A sharded .zt written by the workers, one task per shard: returns
+    _core.convert's (objects, bytes, warnings, source format, files), or
+    None when everything fits in one file (the caller writes it)."""
+    path = _worker_path(src)
+    shards, shard_bytes, src_format = _core.plan_shards(path, max_shard_size)
+    if len(shards) < 2:
+        return None
+    stem = dst[:-len(".index.json")] if dst.endswith(".zt.index.json") else dst
+    folder, base = os.path.split(os.path.abspath(stem))
+    staging = tempfile.mkdtemp(prefix=f".{base}.shards-", dir=folder)  # removed on every path out
+    staged = [os.path.join(staging, f"{i + 1:05d}.zt") for i in range(len(shards))]
+    futures = []
+    try:
+        futures = [client.submit(_write_shard_on_worker, path, staged[i], [index for index, _ in shard], encoding,
+                                 level, effort, checksum, durable, pure=False, priority=-i)
+                   for i, shard in enumerate(shards)]
+        results = [None] * len(shards)
+        position = {future.key: i for i, future in enumerate(futures)}
+        done, total = 0, sum(shard_bytes)
+        from distributed import as_completed  # the client given is a distributed.Client
+
+        for future in as_completed(futures):
+            i = position[future.key]
+            results[i] = future.result()  # a worker's ztensor error is raised here, with its code
+            done += shard_bytes[i]
+            if progress is not None:
+                progress(done, total)
+        files = _core.publish_staged_shards(dst, staged, [[name for _, name in shard] for shard in shards],
+                                            sum(nbytes for nbytes, _ in results), durable)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        _remove_staging(staging)
+    warnings = [w for _, shard_warnings in results for w in shard_warnings]
+    return sum(len(shard) for shard in shards), sum(nbytes for nbytes, _ in results), warnings, src_format, files

@@ -160,3 +160,21 @@ def test_help_documents_scheduler():
     for command in ("convert", "compress"):
         r = zt(command, "--help")
         assert "--scheduler ADDRESS" in r.stdout and "pip install 'ztensor[dask]'" in r.stdout
+
+
+def test_sharded_convert_written_by_the_workers(tmp_path, cluster):
+    address, client = cluster
+    src = tmp_path / "in.safetensors"
+    _model(src)
+    (tmp_path / "local").mkdir()
+    (tmp_path / "dask").mkdir()
+    args = ("--compress", "zstd", "--max-shard-size", "50KB", "--json")
+    local = _summary(zt("convert", src, tmp_path / "local" / "m.zt", *args))
+    before = _tasks_done(client, "write_shard_on_worker")
+    remote = _summary(zt("convert", src, tmp_path / "dask" / "m.zt", *args, "--scheduler", address))
+    assert len(local["files"]) > 3  # shards + index
+    assert _tasks_done(client, "write_shard_on_worker") - before == len(local["files"]) - 1
+    assert [os.path.basename(f) for f in remote["files"]] == [os.path.basename(f) for f in local["files"]]
+    assert sorted(os.listdir(tmp_path / "dask")) == sorted(os.listdir(tmp_path / "local"))
+    for name in os.listdir(tmp_path / "local"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
