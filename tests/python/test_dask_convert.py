@@ -78,9 +78,10 @@ def test_sharded_output_written_by_the_workers(tmp_path, client, kwargs):
                              progress=lambda d, t: done.append((d, t)), **kwargs)
     shards = len(local.files) - 1
     assert shards > 2
-    # One task per shard wrote it; no object came back to be appended here.
+    # One task per shard wrote it, from one encoding task per object; only
+    # byte counts came back here (the writer tasks ran on the workers).
     assert _tasks_done(client, "write_shard_on_worker") - before["write_shard_on_worker"] == shards
-    assert _tasks_done(client, "encode_on_worker") == before["encode_on_worker"]
+    assert _tasks_done(client, "encode_on_worker") - before["encode_on_worker"] == len(tensors)
     assert (remote.objects, remote.bytes, remote.warnings, remote.src_format) == \
         (local.objects, local.bytes, local.warnings, local.src_format)
     assert len(done) == shards and done[-1] == (local.bytes, local.bytes)
