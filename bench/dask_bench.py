@@ -44,6 +44,14 @@ def make_model(path: str, mb: int) -> int:
     return sum(t.nbytes for t in tensors.values())
 
 
+def cpu_seconds() -> float:
+    """Run on each worker: CPU seconds its process has used."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -55,6 +63,7 @@ def main() -> int:
     ap.add_argument("--mb", type=int, default=64, help="source size in MiB")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--effort", default="max")
+    ap.add_argument("--no-local", action="store_true", help="skip the local runs (1 vs 2 workers only)")
     args = ap.parse_args()
     from dask.distributed import Client, LocalCluster
 
@@ -70,24 +79,37 @@ def main() -> int:
                                                        host="127.0.0.1", dashboard_address=None, silence_logs=40))
             clients[workers] = stack.enter_context(Client(cluster))
         runs = {"local": [], "dask 1 worker": [], "dask 2 workers": []}
+        worker_cpu = {1: [], 2: []}  # CPU seconds the workers spent per run
         local_out = os.path.join(tmp, "local.zt")
+        reference = None
         for _ in range(args.repeat):
-            runs["local"].append(timed(lambda: ztensor.convert(src, local_out, **opts)))
-            reference = open(local_out, "rb").read()
+            if not args.no_local:
+                runs["local"].append(timed(lambda: ztensor.convert(src, local_out, **opts)))
+                reference = open(local_out, "rb").read()
             for workers, name in ((1, "dask 1 worker"), (2, "dask 2 workers")):
                 out = os.path.join(tmp, f"dask{workers}.zt")
+                cpu_before = sum(clients[workers].run(cpu_seconds).values())
                 runs[name].append(timed(lambda: ztensor.convert(src, out, client=clients[workers], **opts)))
+                worker_cpu[workers].append(sum(clients[workers].run(cpu_seconds).values()) - cpu_before)
+                reference = reference or open(out, "rb").read()
                 if open(out, "rb").read() != reference:
-                    print(f"ERROR: dask output with {workers} worker(s) differs from the local one", file=sys.stderr)
+                    print(f"ERROR: dask output with {workers} worker(s) differs from the other runs'", file=sys.stderr)
                     return 1
-        base = statistics.median(runs["local"])
+        if args.no_local:
+            del runs["local"]
+        base = statistics.median(runs["local"] if runs.get("local") else runs["dask 1 worker"])
         print(f"source {nbytes / 1e6:.1f} MB, z4ai effort {args.effort}, {os.cpu_count()} cores, "
               f"median of {args.repeat} interleaved rounds, load average before: {load_before}")
-        print("| run | median s | MB/s | speed-up vs local |")
+        print(f"| run | median s | MB/s | speed-up vs {'1 worker' if args.no_local else 'local'} |")
         print("|---|---|---|---|")
         for name, samples in runs.items():
             m = statistics.median(samples)
             print(f"| {name} | {m:.2f} | {nbytes / 1e6 / m:.1f} | {base / m:.2f}x |")
+        for workers, cpu in worker_cpu.items():
+            # Source MB per CPU second of a worker: the per-worker rate with a
+            # core of its own, whatever else ran on the machine.
+            print(f"{workers} worker(s): median {statistics.median(cpu):.1f} CPU s on the workers per run, "
+                  f"{nbytes / 1e6 / statistics.median(cpu):.2f} MB per worker CPU second")
         ratios = [one / two for one, two in zip(runs["dask 1 worker"], runs["dask 2 workers"])]
         print(f"2 workers vs 1: median {statistics.median(ratios):.2f}x (rounds: "
               f"{', '.join(f'{r:.2f}x' for r in ratios)}); load average after: {os.getloadavg()}")
