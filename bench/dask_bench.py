@@ -91,6 +91,8 @@ def main() -> int:
                 cpu_before = sum(clients[workers].run(cpu_seconds).values())
                 runs[name].append(timed(lambda: ztensor.convert(src, out, client=clients[workers], **opts)))
                 worker_cpu[workers].append(sum(clients[workers].run(cpu_seconds).values()) - cpu_before)
+                print(f"round {len(runs[name])}: {name}: {runs[name][-1]:.2f} s, {worker_cpu[workers][-1]:.1f} "
+                      f"worker CPU s, load average {os.getloadavg()[0]:.1f}", flush=True)  # partial results
                 reference = reference or open(out, "rb").read()
                 if open(out, "rb").read() != reference:
                     print(f"ERROR: dask output with {workers} worker(s) differs from the other runs'", file=sys.stderr)

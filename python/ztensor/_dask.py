@@ -130,7 +130,11 @@ def write_shards(client, src: str, dst: str, encoding: str, level: int, effort: 
         return None
     stem = dst[:-len(".index.json")] if dst.endswith(".zt.index.json") else dst
     folder, base = os.path.split(os.path.abspath(stem))
-    staging = tempfile.mkdtemp(prefix=f".{base}.shards-", dir=folder)  # removed on every path out
+    try:
+        staging = tempfile.mkdtemp(prefix=f".{base}.shards-", dir=folder)  # removed on every path out
+    except OSError as e:  # as a local run's writer reports an unwritable folder
+        raise error("io_error", f"cannot create a staging folder for the shards of '{dst}' in '{folder}': "
+                                f"{e.strerror}") from None
     staged = [os.path.join(staging, f"{i + 1:05d}.zt") for i in range(len(shards))]
     futures = []
     try:

@@ -171,3 +171,15 @@ def test_multi_chunk_tensor_identical_with_one_codec_thread_per_worker(tmp_path,
     ztensor.convert(src, tmp_path / "local.zt", compression="z4ai")
     ztensor.convert(src, tmp_path / "dask.zt", compression="z4ai", client=client)
     assert (tmp_path / "dask.zt").read_bytes() == (tmp_path / "local.zt").read_bytes()
+
+
+def test_sharded_output_into_a_missing_folder_is_an_io_error_as_locally(tmp_path, client):
+    src = tmp_path / "in.safetensors"
+    _model(src)
+    codes = []
+    for kwargs in ({}, {"client": client}):
+        with pytest.raises(ztensor.ZTensorError) as e:
+            ztensor.convert(src, tmp_path / "missing" / "model.zt", max_shard_size="40KB", **kwargs)
+        codes.append(e.value.code)
+    assert codes == ["io_error", "io_error"]
+    assert _files_in(tmp_path) == ["in.safetensors"]
