@@ -103,9 +103,6 @@ struct ConvertOptions {
   // source order, ascending), e.g. one shard of plan_shards() on a Dask
   // worker; empty = every object.
   std::vector<size_t> objects;
-  // z4ai encoder threads per component (ComponentSpec::threads), 0 = every
-  // core; the bytes are the same for any value.
-  unsigned threads = 0;
 };
 
 struct ConvertStats {

@@ -360,7 +360,6 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
       cs.level = options.level;
       cs.effort = options.effort;
       cs.digest = options.digest;
-      cs.threads = options.threads;
       if (options.encoded) {
         cs.data = encoded[i].stored;
         cs.pre_encoded = true;
