@@ -9,6 +9,8 @@
 #include "args.h"
 #include "codec_job.h"
 #include "commands.h"
+#include "dask_handoff.h"
+#include "progress.h"
 #include "z4ai/codec.h"
 #include "z4ai/zstn.h"
 #include "ztensor/convert.h"
@@ -21,7 +23,8 @@ namespace {
 constexpr const char* kCompressHelp =
     "Usage: zt compress IN OUT [--effort fast|balanced|max] [--threads N]\n"
     "                          [--encoding z4ai|zstd|raw] [--level N]\n"
-    "                          [--checksum sha256|crc32c|none] [--json]\n"
+    "                          [--checksum sha256|crc32c|none] [--scheduler ADDRESS]\n"
+    "                          [--json]\n"
     "\n"
     "Compress a checkpoint losslessly. What is written depends on OUT:\n"
     "  OUT.zstn   IN must be a safetensors file: ZSTN v3, the safetensors header\n"
@@ -45,6 +48,12 @@ constexpr const char* kCompressHelp =
     "                      or inside z4ai frames (1..22, default: the codec's)\n"
     "  --checksum ALGO     .zt output: digest per component, sha256, crc32c or\n"
     "                      none (default)\n"
+    "  --scheduler ADDRESS .zt output: encode on the workers of the Dask scheduler\n"
+    "                      at ADDRESS (tcp://host:port), one codec thread per task;\n"
+    "                      the file is the same bytes as a local run's. Runs\n"
+    "                      ztensor's Python front end ($ZT_PYTHON, else python3;\n"
+    "                      needs pip install 'ztensor[dask]'); the workers read IN\n"
+    "                      themselves (a path they see, or a URL)\n"
     "  --json              print the summary as one JSON object\n"
     "  -h, --help          show this help\n"
     "\n"
@@ -57,6 +66,7 @@ constexpr const char* kCompressHelp =
     "  zt compress model.safetensors model.zstn\n"
     "  zt compress model.safetensors model.zstn --effort max --threads 8\n"
     "  zt compress model.safetensors model.zt --checksum sha256\n"
+    "  zt compress model.safetensors model.zt --effort max --scheduler tcp://h:8786\n"
     "  zt compress model.zt model-zstd.zt --encoding zstd --level 9 --json\n";
 
 // Earlier releases named the fast tier `default`; it stays accepted.
@@ -126,24 +136,42 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
   return kExitOk;
 }
 
+// On the workers of a Dask scheduler (dask_handoff.h), with the progress
+// the Python side reports.
+Result<ConvertStats> compress_on_dask(const std::string& in, const std::string& out, ConvertOptions options,
+                                      const std::string& scheduler) {
+  ProgressBar bar("compressing");
+  options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
+  auto r = convert_on_dask(in, out, options, scheduler);
+  bar.finish();
+  if (!r.ok()) return r.status();
+  return r.value().stats;
+}
+
 int compress_to_zt(const std::string& in, FileFormat in_format, const std::string& out, const Settings& s,
-                   bool json) {
+                   bool json, const std::string* scheduler) {
   const auto start = std::chrono::steady_clock::now();
-  auto source = open_source(in, /*verify_on_read=*/true);  // never re-encode bytes whose digest is wrong
-  if (!source.ok()) return status_error(source.status());
   ConvertOptions options;
   options.encoding = s.encoding;
   options.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
   options.effort = static_cast<uint8_t>(s.effort);
   options.digest = s.digest;
-  JobProgress progress;
-  options.progress = progress.reporter();
   ConvertStats stats;
-  Status st = run_job("compressing", out, progress, [&]() -> Status {
-    ZT_ASSIGN_OR_RETURN(stats, convert_source_to_zt(*source.value(), out, options));
-    return Status::Ok();
-  });
-  if (!st.ok()) return status_error(st);
+  if (scheduler) {
+    auto r = compress_on_dask(in, out, options, *scheduler);
+    if (!r.ok()) return status_error(r.status());
+    stats = r.value();
+  } else {
+    auto source = open_source(in, /*verify_on_read=*/true);  // never re-encode bytes whose digest is wrong
+    if (!source.ok()) return status_error(source.status());
+    JobProgress progress;
+    options.progress = progress.reporter();
+    Status st = run_job("compressing", out, progress, [&]() -> Status {
+      ZT_ASSIGN_OR_RETURN(stats, convert_source_to_zt(*source.value(), out, options));
+      return Status::Ok();
+    });
+    if (!st.ok()) return status_error(st);
+  }
   for (const auto& w : stats.warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
 
   JobReport r;
@@ -170,7 +198,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
 
 int cmd_compress(std::span<char* const> args) {
   static constexpr OptionSpec kSpec[] = {{"effort", true},   {"threads", true}, {"encoding", true}, {"level", true},
-                                         {"checksum", true}, {"json", false},   {"help", false}};
+                                         {"checksum", true}, {"scheduler", true}, {"json", false},   {"help", false}};
   ParsedArgs a;
   std::string err;
   if (!parse_args(args, kSpec, &a, &err)) return usage_error("compress", err);
@@ -240,13 +268,14 @@ int cmd_compress(std::span<char* const> args) {
       return usage_error("compress", std::string(".zstn output needs a safetensors IN; '") + in + "' is " +
                                          file_format_name(in_format.value()) +
                                          " (compress it to .zt instead: zt compress IN OUT.zt)");
-    if (a.has("encoding") || a.has("checksum"))
-      return usage_error("compress", "--encoding and --checksum apply to .zt output only (.zstn is always z4ai)");
+    if (a.has("encoding") || a.has("checksum") || a.has("scheduler"))
+      return usage_error("compress",
+                         "--encoding, --checksum and --scheduler apply to .zt output only (.zstn is always z4ai)");
     return compress_to_zstn(in, out, s, json);
   }
   if (a.has("threads"))
     return usage_error("compress", "--threads applies to .zstn output only (.zt output uses all cores)");
-  return compress_to_zt(in, in_format.value(), out, s, json);
+  return compress_to_zt(in, in_format.value(), out, s, json, a.get("scheduler"));
 }
 
 }  // namespace zt::cli

@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "dask_handoff.h"
 #include "progress.h"
 #include "ztensor/convert.h"
 #include "ztensor/sharded_writer.h"
@@ -19,9 +20,12 @@ namespace zt::cli {
 namespace {
 
 constexpr const char* kConvertHelp =
-    "Usage: zt convert IN OUT [--compress zstd|none] [--level N]\n"
-    "                  [--checksum sha256|crc32c|none] [--max-shard-size SIZE]\n"
-    "                  [--json]\n"
+    "Usage: zt convert IN OUT [--compress zstd|none] [--level N]
+"
+    "                  [--checksum sha256|crc32c|none] [--max-shard-size SIZE]
+"
+    "                  [--scheduler ADDRESS] [--json]
+"
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json, .zt or safetensors),\n"
@@ -53,6 +57,11 @@ constexpr const char* kConvertHelp =
     "                         when all fits. SIZE is\n"
     "                         bytes or 5GB/500MB (powers of 10), 2GiB (powers of 2);\n"
     "                         objects are never split; 0 = one file (default)\n"
+    "  --scheduler ADDRESS    encode on the workers of the Dask scheduler at ADDRESS\n"
+    "                         (tcp://host:port); the file is the same bytes as a\n"
+    "                         local run's. Runs ztensor's Python front end ($ZT_PYTHON,\n"
+    "                         else python3; needs pip install 'ztensor[dask]'); the\n"
+    "                         workers read IN themselves (a path they see, or a URL)\n"
     "Other options:\n"
     "  --json                 print the summary as one JSON object (command, input,\n"
     "                         output, input_format, output_format, objects,\n"
@@ -64,6 +73,7 @@ constexpr const char* kConvertHelp =
     "  zt convert model.safetensors model.zt --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
     "  zt convert model.safetensors model.zt --max-shard-size 5GB\n"
+    "  zt convert model.safetensors model.zt --compress zstd --scheduler tcp://h:8786\n"
     "  zt convert ./Qwen2-7B ./Qwen2-7B-zt --compress zstd\n"
     "  zt convert model.zt model.safetensors\n"
     "  zt convert model.zt arrays.npz\n"
@@ -114,8 +124,8 @@ int convert_folder(const std::string& in, const std::string& out, ConvertOptions
 
 int cmd_convert(std::span<char* const> args) {
   static constexpr OptionSpec kSpec[] = {
-      {"compress", true}, {"level", true}, {"checksum", true}, {"max-shard-size", true}, {"json", false},
-      {"help", false}};
+      {"compress", true}, {"level", true}, {"checksum", true}, {"max-shard-size", true}, {"scheduler", true},
+      {"json", false},    {"help", false}};
   ParsedArgs a;
   std::string err;
   if (!parse_args(args, kSpec, &a, &err)) return usage_error("convert", err);
@@ -152,8 +162,12 @@ int cmd_convert(std::span<char* const> args) {
     options.max_shard_size = size.value();
   }
 
+  const std::string* scheduler = a.get("scheduler");
   std::error_code ec;
-  if (std::filesystem::is_directory(in, ec)) return convert_folder(in, out, options, a.has("json"));
+  if (std::filesystem::is_directory(in, ec)) {
+    if (scheduler) return usage_error("convert", "--scheduler takes a file or URL IN, not a model folder");
+    return convert_folder(in, out, options, a.has("json"));
+  }
 
   auto in_format = detect_format(in);
   if (!in_format.ok()) return status_error(in_format.status());
@@ -168,15 +182,24 @@ int cmd_convert(std::span<char* const> args) {
   if (out_format != FileFormat::zt &&
       (a.has("compress") || a.has("level") || a.has("checksum") || a.has("max-shard-size")))
     return usage_error("convert", "--compress, --level, --checksum and --max-shard-size apply to .zt output only");
+  if (scheduler && out_format != FileFormat::zt)
+    return usage_error("convert", "--scheduler applies to .zt output only");
 
-  auto source = open_source(in, /*verify_on_read=*/true);  // never copy bytes whose digest is wrong
-  if (!source.ok()) return status_error(source.status());
   ProgressBar bar("converting");
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
-  Result<ConvertStats> r = out_format == FileFormat::zt ? convert_source_to_zt(*source.value(), out, options)
-                           : out_format == FileFormat::npz
-                               ? convert_source_to_npz(*source.value(), out, options.progress)
-                               : convert_source_to_safetensors(*source.value(), out, options.progress);
+  std::string input_format;
+  Result<ConvertStats> r = [&]() -> Result<ConvertStats> {
+    if (scheduler) {
+      ZT_ASSIGN_OR_RETURN(DaskConvertResult d, convert_on_dask(in, out, options, *scheduler));
+      input_format = d.input_format;
+      return d.stats;
+    }
+    ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));  // never copy bytes whose digest is wrong
+    input_format = source->format_name();
+    return out_format == FileFormat::zt    ? convert_source_to_zt(*source, out, options)
+           : out_format == FileFormat::npz ? convert_source_to_npz(*source, out, options.progress)
+                                           : convert_source_to_safetensors(*source, out, options.progress);
+  }();
   bar.finish();
   if (!r.ok()) return status_error(r.status());
 
@@ -192,7 +215,7 @@ int cmd_convert(std::span<char* const> args) {
     nlohmann::ordered_json j = {{"command", "convert"},
                                 {"input", in},
                                 {"output", out},
-                                {"input_format", source.value()->format_name()},
+                                {"input_format", input_format},
                                 {"output_format", file_format_name(out_format)},
                                 {"objects", r.value().objects},
                                 {"tensor_bytes", r.value().bytes},

@@ -68,6 +68,10 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
 Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSource> source, FileFormat format,
                                                   bool verify_on_read = false);
 
+// An object's decoded bytes as its manifest tells them (the sum over its
+// components): what a conversion reads, and what shard sizes count.
+uint64_t object_decoded_size(const Object& object);
+
 // Called after each object with bytes done so far and the total.
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
@@ -95,6 +99,10 @@ struct ConvertOptions {
   // encoded instead of being read from the source and encoded in turn; the
   // source gives only the manifest. The file is the same as without it.
   EncodedObjectFn encoded;
+  // .zt output, optional: convert only these source objects (indices in
+  // source order, ascending), e.g. one shard of plan_shards() on a Dask
+  // worker; empty = every object.
+  std::vector<size_t> objects;
 };
 
 struct ConvertStats {

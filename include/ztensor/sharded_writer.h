@@ -32,6 +32,33 @@ inline constexpr int kShardNumberDigits = 5;
 // bits ("5Gb" = 625000000 bytes). Errors: invalid_argument naming the text.
 Result<uint64_t> parse_byte_size(std::string_view text);
 
+// The transformers rule (see ShardedWriter): whether an object of `size`
+// decoded bytes starts a new shard after `current_size` bytes in the
+// current one (`current_empty`: it holds no object yet).
+inline bool starts_new_shard(uint64_t max_shard_size, uint64_t current_size, bool current_empty, uint64_t size) {
+  const uint64_t room = max_shard_size - (current_size < max_shard_size ? current_size : max_shard_size);
+  return max_shard_size != 0 && !current_empty && size > room;  // current + size > limit, without overflow
+}
+
+// The shards ShardedWriter would make of objects of these decoded sizes,
+// in order: per shard, the indices of its objects. For writing each shard
+// elsewhere (one Dask task per shard) and publishing the set with
+// publish_staged_shards().
+std::vector<std::vector<size_t>> plan_shards(const std::vector<uint64_t>& object_sizes, uint64_t max_shard_size);
+
+// Publishes shards written elsewhere as ShardedWriter::finish() publishes
+// its own: `staged[i]`, a complete .zt file on the filesystem of `path`
+// (e.g. written by a worker into a folder beside it) holding the objects
+// `shard_objects[i]`, is renamed to NAME-0000{i+1}-of-0000N.zt, the index
+// (with `total_size`) is published last, and shards of an earlier set under
+// NAME are removed; one staged file becomes `path` alone. On error nothing
+// new is left under the final names (staged files not yet renamed stay
+// where they are). Returns the published files as finish() does.
+// Errors: invalid_argument (sizes disagree, no shard), io_error.
+Result<std::vector<std::string>> publish_staged_shards(const std::string& path, const std::vector<std::string>& staged,
+                                                       const std::vector<std::vector<std::string>>& shard_objects,
+                                                       uint64_t total_size, bool durable = true);
+
 class ShardedWriter {
  public:
   // `path` is NAME.zt (or NAME.zt.index.json). `max_shard_size` bounds each

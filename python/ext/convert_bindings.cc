@@ -10,6 +10,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "errors.h"
 #include "source_open.h"
@@ -74,7 +75,8 @@ std::vector<zt::EncodedComponent> encoded_components(nb::handle list, const std:
 // Returns (objects, bytes, warnings, input format, files written).
 nb::tuple convert(const std::string& src, const std::string& dst, const std::string& out_format,
                   const std::string& encoding, int level, int effort, const std::string& digest,
-                  bool durable, nb::object progress, uint64_t max_shard_size, nb::object encoded) {
+                  bool durable, nb::object progress, uint64_t max_shard_size, nb::object encoded,
+                  std::vector<size_t> objects) {
   zt::ConvertOptions options;
   auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
   if (!enc || *enc == zt::Encoding::unknown)
@@ -85,6 +87,7 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
   options.digest = digest_from_name(digest);
   options.durable = durable;
   options.max_shard_size = max_shard_size;
+  options.objects = std::move(objects);
   if (out_format != "zt" && out_format != "safetensors" && out_format != "npz")
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "cannot write format '" + out_format + "'"));
 
@@ -158,7 +161,8 @@ uint64_t parse_byte_size(const std::string& text) {
 void init_convert(nb::module_& m) {
   m.def("convert", &convert, nb::arg("src"), nb::arg("dst"), nb::arg("out_format"), nb::arg("encoding"),
         nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
-        nb::arg("max_shard_size") = 0, nb::arg("encoded").none() = nb::none(), "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+        nb::arg("max_shard_size") = 0, nb::arg("encoded").none() = nb::none(),
+        nb::arg("objects") = std::vector<size_t>{}, "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
   m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
         "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }

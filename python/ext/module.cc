@@ -11,6 +11,7 @@ void init_reader(nb::module_& m);
 void init_writer(nb::module_& m);
 void init_convert(nb::module_& m);
 void init_encode(nb::module_& m);
+void init_shards(nb::module_& m);
 }  // namespace ztpy
 
 NB_MODULE(_core, m) {
@@ -21,4 +22,5 @@ NB_MODULE(_core, m) {
   ztpy::init_writer(m);
   ztpy::init_convert(m);
   ztpy::init_encode(m);
+  ztpy::init_shards(m);
 }

@@ -58,8 +58,11 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     encoding of each object on the cluster's workers, which read ``src``
     themselves (a path they can see, or a URL); this process appends the
     results in source order, so the output is byte-identical to a local
-    run. A worker's error is raised here with its ``.code``, and nothing is
-    published.
+    run. With ``max_shard_size`` the workers write whole shards themselves
+    (into a staging folder beside ``dst``, which they must see too) and
+    this process publishes the set, byte-identical to a local run; the
+    progress then comes once per shard. A worker's error is raised here
+    with its ``.code``, and nothing is published.
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
@@ -82,8 +85,14 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     if client is not None:
         if out_format != "zt":
             raise error("invalid_argument", f"client= applies to .zt output only, not .{out_format}")
-        from ._dask import encoded_hook
+        from ._dask import encoded_hook, write_shards
 
+        if shard_size:
+            written = write_shards(client, src, dst, base, lvl, _EFFORT_TIER[effort], _checksum(checksum),
+                                   bool(durable), shard_size, progress)
+            if written is not None:
+                objects, nbytes, warnings, src_format, files = written
+                return ConvertStats(objects, nbytes, warnings, src_format, out_format, files)
         encoded, cancel = encoded_hook(client, src, base, lvl, _EFFORT_TIER[effort])
     try:
         objects, nbytes, warnings, src_format, files = _core.convert(src, dst, out_format, base, lvl,

@@ -1,16 +1,26 @@
 """ztensor.convert(..., client=): the encoding runs on Dask workers.
 
-The client keeps the writer: it asks the workers to encode objects (each
-worker opens the source by path or URL and reads the object itself, so only
-names go out and encoded bytes come back), then appends the results in
-source order, so the file is byte-identical to a local convert whichever
-worker finishes first. Dask is imported only through the client given.
+One file: the client keeps the writer: it asks the workers to encode
+objects (each worker opens the source by path or URL and reads the object
+itself, so only names go out and encoded bytes come back), then appends the
+results in source order, so the file is byte-identical to a local convert
+whichever worker finishes first.
+
+Shards (max_shard_size): the client plans the shards by the local writer's
+rule and submits one writer task per shard, which writes its shard into a
+staging folder beside the output (shared storage) from objects encoded by
+tasks of their own, in the same window as above; only (index, name) pairs
+go out and byte counts come back to the client, and encoded bytes move
+between workers only. The client then publishes the set (renames, index
+last) as a local run does. Dask is imported only through the client given.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Tuple
+import shutil
+import tempfile
+from typing import Callable, List, Optional, Tuple
 
 from . import _core
 from ._fsspec import open_any
@@ -38,27 +48,34 @@ def _worker_path(src: str) -> str:
     return src if "://" in src else os.path.abspath(src)
 
 
-def encoded_hook(client, src: str, encoding: str, level: int, effort: int) -> Tuple[Callable, Callable]:
+def encoded_hook(client, src: str, encoding: str, level: int, effort: int,
+                 objects: Optional[List[Tuple[int, str]]] = None) -> Tuple[Callable, Callable]:
     """(hook for _core.convert's ``encoded``, cancel): the hook returns the
-    index-th object's encoded components, keeping the window of following
-    objects submitted; cancel drops whatever is still in flight."""
+    encoded components of the object at a source index, keeping the window
+    of following objects submitted; cancel drops whatever is still in
+    flight. ``objects``: the (source index, name) pairs converted, in order;
+    by default every object of ``src``."""
     path = _worker_path(src)
-    with open_any(src) as r:
-        names = r.keys()
-    futures = {}  # index -> Future, for submitted objects not yet taken
-    next_index = 0  # the first object not yet submitted
+    if objects is None:
+        with open_any(src) as r:
+            objects = list(enumerate(r.keys()))
+    position = {index: i for i, (index, _) in enumerate(objects)}
+    futures = {}  # position in `objects` -> Future, for submitted objects not yet taken
+    next_position = 0  # the first object not yet submitted
 
     def hook(index: int, name: str):
-        nonlocal next_index
-        while next_index < min(index + MAX_IN_FLIGHT_OBJECTS, len(names)):
-            futures[next_index] = client.submit(_encode_on_worker, path, names[next_index], encoding, level, effort,
-                                                pure=False, priority=-next_index)
-            next_index += 1
-        future = futures.pop(index)
-        if names[index] != name:  # the source changed between the two opens
+        nonlocal next_position
+        at = position.get(index)
+        if at is None or objects[at][1] != name:  # the source changed between the two opens
+            was = objects[at][1] if at is not None else "absent"
             raise error("invalid_argument", f"'{src}' changed during the conversion: object {index} is "
-                                            f"'{name}', was '{names[index]}'")
-        return future.result()  # a worker's ztensor error is raised here, with its code
+                                            f"'{name}', was '{was}'")
+        while next_position < min(at + MAX_IN_FLIGHT_OBJECTS, len(objects)):
+            source_index, source_name = objects[next_position]
+            futures[next_position] = client.submit(_encode_on_worker, path, source_name, encoding, level, effort,
+                                                   pure=False, priority=-source_index)
+            next_position += 1
+        return futures.pop(at).result()  # a worker's ztensor error is raised here, with its code
 
     def cancel() -> None:
         for f in futures.values():
@@ -66,3 +83,82 @@ def encoded_hook(client, src: str, encoding: str, level: int, effort: int) -> Tu
         futures.clear()
 
     return hook, cancel
+
+
+def _write_shard_on_worker(src: str, path: str, objects: List[Tuple[int, str]], encoding: str, level: int,
+                           effort: int, checksum: str, durable: bool) -> Tuple[int, List[str]]:
+    """Run by a worker: the complete .zt shard ``path`` holding the source
+    objects ``objects`` ((index, name) pairs); returns (decoded bytes,
+    warnings). The objects are encoded by tasks of their own, as for one
+    file, so the cluster works on objects, not on as few shards; this task
+    leaves its worker thread while it waits (worker_client secedes), and
+    the encoded bytes come to it straight from the workers that made them."""
+    from distributed import worker_client
+
+    with worker_client() as client:
+        hook, cancel = encoded_hook(client, src, encoding, level, effort, objects)
+        try:
+            _, nbytes, warnings, _, _ = _core.convert(src, path, "zt", encoding, level, effort, checksum, durable,
+                                                      None, 0, hook, [index for index, _ in objects])
+        finally:
+            cancel()
+    return nbytes, list(warnings)
+
+
+def _remove_staging(folder: str) -> None:
+    # A cancelled task may still be running and create a file in the folder
+    # after rmtree listed it; once the folder is gone it can create nothing
+    # (its writer fails and drops its temporary), so retry until it is.
+    for _ in range(STAGING_REMOVE_ATTEMPTS):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+
+
+# Tries at removing the staging folder of a failed sharded write.
+STAGING_REMOVE_ATTEMPTS = 20
+
+
+def write_shards(client, src: str, dst: str, encoding: str, level: int, effort: int, checksum: str, durable: bool,
+                 max_shard_size: int, progress: Optional[Callable[[int, int], None]]):
+    """A sharded .zt written by the workers, one task per shard: returns
+    _core.convert's (objects, bytes, warnings, source format, files), or
+    None when everything fits in one file (the caller writes it)."""
+    path = _worker_path(src)
+    shards, shard_bytes, src_format = _core.plan_shards(path, max_shard_size)
+    if len(shards) < 2:
+        return None
+    stem = dst[:-len(".index.json")] if dst.endswith(".zt.index.json") else dst
+    folder, base = os.path.split(os.path.abspath(stem))
+    try:
+        staging = tempfile.mkdtemp(prefix=f".{base}.shards-", dir=folder)  # removed on every path out
+    except OSError as e:  # as a local run's writer reports an unwritable folder
+        raise error("io_error", f"cannot create a staging folder for the shards of '{dst}' in '{folder}': "
+                                f"{e.strerror}") from None
+    staged = [os.path.join(staging, f"{i + 1:05d}.zt") for i in range(len(shards))]
+    futures = []
+    try:
+        futures = [client.submit(_write_shard_on_worker, path, staged[i], shard, encoding, level, effort, checksum,
+                                 durable, pure=False, priority=-i)
+                   for i, shard in enumerate(shards)]
+        results = [None] * len(shards)
+        position = {future.key: i for i, future in enumerate(futures)}
+        done, total = 0, sum(shard_bytes)
+        from distributed import as_completed  # the client given is a distributed.Client
+
+        for future in as_completed(futures):
+            i = position[future.key]
+            results[i] = future.result()  # a worker's ztensor error is raised here, with its code
+            done += shard_bytes[i]
+            if progress is not None:
+                progress(done, total)
+        files = _core.publish_staged_shards(dst, staged, [[name for _, name in shard] for shard in shards],
+                                            sum(nbytes for nbytes, _ in results), durable)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        _remove_staging(staging)
+    warnings = [w for _, shard_warnings in results for w in shard_warnings]
+    return sum(len(shard) for shard in shards), sum(nbytes for nbytes, _ in results), warnings, src_format, files

@@ -308,16 +308,32 @@ Status require_objects(const TensorSource& source) {
 
 }  // namespace
 
+uint64_t object_decoded_size(const Object& object) {
+  uint64_t n = 0;
+  for (const auto& [role, c] : object.components) n += c.uncompressed_length.value_or(c.length);
+  return n;
+}
+
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options) {
   ZT_RETURN_IF_ERROR(require_objects(source));
   const Manifest& m = source.manifest();
+  std::vector<size_t> selected = options.objects;
+  if (selected.empty()) {
+    selected.resize(m.objects.size());
+    for (size_t i = 0; i < selected.size(); ++i) selected[i] = i;
+  }
   uint64_t total = 0;
-  for (const auto& o : m.objects)
-    for (const auto& [role, c] : o.components) total += c.uncompressed_length.value_or(c.length);
+  for (size_t i = 0; i < selected.size(); ++i) {
+    if (selected[i] >= m.objects.size() || (i > 0 && selected[i] <= selected[i - 1]))
+      return Status(ErrorCode::invalid_argument, "convert: object indices must ascend below " +
+                                                     std::to_string(m.objects.size()) + ", the source's count");
+    total += object_decoded_size(m.objects[selected[i]]);
+  }
   ZT_ASSIGN_OR_RETURN(auto writer, ShardedWriter::create(out, m.attributes, options.max_shard_size, options.durable));
   ConvertStats stats;
-  for (const auto& o : m.objects) {
+  for (size_t index : selected) {
+    const Object& o = m.objects[index];
     ZT_RETURN_IF_ERROR(add_warning_for_unknown_types(o, stats));
     ObjectSpec spec;
     spec.name = o.name;
@@ -327,7 +343,7 @@ Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std:
     std::vector<ComponentBytes> keep;  // decoded bytes live until add() returns
     std::vector<EncodedComponent> encoded;
     if (options.encoded) {
-      ZT_ASSIGN_OR_RETURN(encoded, options.encoded(stats.objects, o));
+      ZT_ASSIGN_OR_RETURN(encoded, options.encoded(index, o));
       if (encoded.size() != o.components.size())
         return Status(ErrorCode::invalid_argument, "object '" + o.name + "': " + std::to_string(encoded.size()) +
                                                        " encoded components given for " +

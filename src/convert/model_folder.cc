@@ -79,8 +79,7 @@ uint64_t input_shard_size(const TensorSource& source) {
     auto shard = open_source(path);
     if (!shard.ok()) return kDefaultMaxShardSize;
     uint64_t bytes = 0;
-    for (const auto& o : shard.value()->manifest().objects)
-      for (const auto& [role, c] : o.components) bytes += c.uncompressed_length.value_or(c.length);
+    for (const auto& o : shard.value()->manifest().objects) bytes += object_decoded_size(o);
     largest = std::max(largest, bytes);
   }
   return largest == 0 ? kDefaultMaxShardSize : largest;

@@ -1,9 +1,13 @@
 #include "ztensor/sharded_writer.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -54,6 +58,83 @@ bool is_shard_of(const std::string& file, const std::string& base) {
          digits(rest.substr(5 + kDigits, kDigits)) && rest.substr(5 + 2 * kDigits) == ".zt";
 }
 
+// NAME (with its folder) and where a one-shard result goes, from the
+// path given: NAME.zt or NAME.zt.index.json.
+struct SetNames {
+  std::string stem, single;
+};
+SetNames set_names(const std::string& path) {
+  if (ends_with(path, ".zt.index.json")) {
+    const std::string stem = path.substr(0, path.size() - std::string_view(".zt.index.json").size());
+    return {stem, stem + ".zt"};
+  }
+  return {ends_with(path, ".zt") ? path.substr(0, path.size() - 3) : path, path};
+}
+
+// Publishes a complete set of n > 1 shards under `stem`: the index (shard
+// i holds shard_objects[i]) is written first, then publish_shard(i, final
+// name) renames each shard into place, the index last; shards of an earlier
+// set under the same stem are removed. On error the shards already renamed
+// are removed again. Returns the shards then the index.
+Result<std::vector<std::string>> publish_set(const std::string& stem,
+                                             const std::vector<std::vector<std::string>>& shard_objects,
+                                             uint64_t total_size, bool durable,
+                                             const std::function<Status(size_t, const std::string&)>& publish_shard) {
+  const size_t n = shard_objects.size();
+  const std::string base = base_name(stem);
+  const std::string dir = dir_of(stem);
+  const std::string folder_prefix = stem.substr(0, stem.size() - base.size());  // "" or ".../"
+  std::vector<std::string> files;
+  std::map<std::string, std::string> weight_map;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = shard_file_name(base, i + 1, n);
+    files.push_back(folder_prefix + name);
+    for (const auto& object : shard_objects[i]) weight_map.emplace(object, name);
+  }
+  const std::string index_path = stem + ".zt.index.json";
+  // The index is written before any shard is published, so a failure here
+  // still publishes nothing.
+  ZT_ASSIGN_OR_RETURN(std::string json, shard_index_json(total_size, weight_map));
+  ZT_ASSIGN_OR_RETURN(auto index, AtomicFile::create(index_path, durable));
+  ZT_RETURN_IF_ERROR(index->write({reinterpret_cast<const uint8_t*>(json.data()), json.size()}));
+  ZT_RETURN_IF_ERROR(index->seal());
+  Status s;
+  size_t published = 0;
+  while (published < n && (s = publish_shard(published, files[published])).ok()) ++published;
+  if (s.ok()) s = index->publish();
+  if (!s.ok()) {  // take back what was renamed: a partial set must not stay visible
+    for (size_t i = 0; i < published; ++i) ::unlink(files[i].c_str());
+    return s;
+  }
+  // Shards of an earlier set with another count would sit beside the new
+  // set looking like part of it; the new index is in place, so drop them.
+  std::set<std::string> current;
+  for (const auto& f : files) current.insert(base_name(f));
+  try {  // best effort: the new set is already complete and published
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (is_shard_of(name, base) && !current.count(name)) ::unlink(entry.path().c_str());
+    }
+  } catch (const std::filesystem::filesystem_error&) {
+  }
+  files.push_back(index_path);
+  return files;
+}
+
+// Renames a staged shard onto `dest`, as AtomicFile::publish renames its
+// temporary (the folder fsynced when durable).
+Status rename_staged(const std::string& staged, const std::string& dest, bool durable) {
+  if (::rename(staged.c_str(), dest.c_str()) != 0)
+    return Status(ErrorCode::io_error, "cannot rename staged shard '" + staged + "' onto '" + dest +
+                                           "': " + std::strerror(errno));
+  const int dfd = durable ? ::open(dir_of(dest).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (dfd >= 0) {  // best effort on odd filesystems
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Status::Ok();
+}
+
 uint64_t decoded_size(const ObjectSpec& object) {
   uint64_t n = 0;
   for (const auto& c : object.components) n += c.decoded_size();
@@ -98,16 +179,45 @@ Result<uint64_t> parse_byte_size(std::string_view text) {
   return bad();
 }
 
+std::vector<std::vector<size_t>> plan_shards(const std::vector<uint64_t>& object_sizes, uint64_t max_shard_size) {
+  std::vector<std::vector<size_t>> shards(1);
+  uint64_t current = 0;
+  for (size_t i = 0; i < object_sizes.size(); ++i) {
+    if (starts_new_shard(max_shard_size, current, shards.back().empty(), object_sizes[i])) {
+      shards.emplace_back();
+      current = 0;
+    }
+    shards.back().push_back(i);
+    current += object_sizes[i];
+  }
+  return shards;
+}
+
+Result<std::vector<std::string>> publish_staged_shards(const std::string& path, const std::vector<std::string>& staged,
+                                                       const std::vector<std::vector<std::string>>& shard_objects,
+                                                       uint64_t total_size, bool durable) {
+  if (staged.empty() || staged.size() != shard_objects.size())
+    return Status(ErrorCode::invalid_argument, "publish of '" + path + "': " + std::to_string(staged.size()) +
+                                                   " staged shards for " + std::to_string(shard_objects.size()) +
+                                                   " lists of objects");
+  const SetNames names = set_names(path);
+  if (staged.size() == 1) {
+    ZT_RETURN_IF_ERROR(rename_staged(staged[0], names.single, durable));
+    return std::vector<std::string>{names.single};
+  }
+  if (base_name(names.stem).empty())
+    return Status(ErrorCode::invalid_argument, "'" + path + "' names no file to write the model to");
+  return publish_set(names.stem, shard_objects, total_size, durable, [&](size_t i, const std::string& dest) {
+    return rename_staged(staged[i], dest, durable);
+  });
+}
+
 Result<std::unique_ptr<ShardedWriter>> ShardedWriter::create(const std::string& path, Value attributes,
                                                              uint64_t max_shard_size, bool durable) {
   std::unique_ptr<ShardedWriter> w(new ShardedWriter());
-  if (ends_with(path, ".zt.index.json")) {
-    w->stem_ = path.substr(0, path.size() - std::string_view(".zt.index.json").size());
-    w->single_ = w->stem_ + ".zt";
-  } else {
-    w->stem_ = ends_with(path, ".zt") ? path.substr(0, path.size() - 3) : path;
-    w->single_ = path;
-  }
+  const SetNames names = set_names(path);
+  w->stem_ = names.stem;
+  w->single_ = names.single;
   if (max_shard_size != 0 && base_name(w->stem_).empty())
     return Status(ErrorCode::invalid_argument, "'" + path + "' names no file to write the model to");
   w->attributes_ = std::move(attributes);
@@ -143,9 +253,7 @@ Status ShardedWriter::add(const ObjectSpec& object) {
   if (names_.count(object.name))
     return Status(ErrorCode::invalid_argument, "object '" + object.name + "' was already added");
   const uint64_t size = decoded_size(object);
-  // current + size > limit, without overflow.
-  const bool overflows = size > max_shard_size_ - std::min(max_shard_size_, current_size_);
-  if (max_shard_size_ != 0 && !shard_objects_.back().empty() && overflows) {
+  if (starts_new_shard(max_shard_size_, current_size_, shard_objects_.back().empty(), size)) {
     Status s = start_shard();
     if (!s.ok()) {
       abort();
@@ -169,53 +277,15 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
     if (!s.ok()) return s;
     return std::vector<std::string>{single_};
   }
-  const size_t n = shards_.size();
-  const std::string base = base_name(stem_);
-  const std::string dir = dir_of(stem_);
-  const std::string folder_prefix = stem_.substr(0, stem_.size() - base.size());  // "" or ".../"
-  std::vector<std::string> files;
-  std::map<std::string, std::string> weight_map;
-  for (size_t i = 0; i < n; ++i) {
-    const std::string name = shard_file_name(base, i + 1, n);
-    files.push_back(folder_prefix + name);
-    for (const auto& object : shard_objects_[i]) weight_map.emplace(object, name);
-  }
-  const std::string index_path = stem_ + ".zt.index.json";
-  // The index is written before any shard is published, so a failure here
-  // still publishes nothing.
-  auto index = [&]() -> Result<std::unique_ptr<AtomicFile>> {
-    ZT_ASSIGN_OR_RETURN(std::string json, shard_index_json(total_size_, weight_map));
-    ZT_ASSIGN_OR_RETURN(auto f, AtomicFile::create(index_path, durable_));
-    ZT_RETURN_IF_ERROR(f->write({reinterpret_cast<const uint8_t*>(json.data()), json.size()}));
-    ZT_RETURN_IF_ERROR(f->seal());
-    return f;
-  }();
-  if (!index.ok()) {
+  auto files = publish_set(stem_, shard_objects_, total_size_, durable_, [this](size_t i, const std::string& dest) {
+    return shards_[i]->publish(dest);
+  });
+  if (!files.ok()) {
     abort();
-    return index.status();
-  }
-  size_t published = 0;
-  while (published < n && (s = shards_[published]->publish(files[published])).ok()) ++published;
-  if (s.ok()) s = index.value()->publish();
-  if (!s.ok()) {  // take back what was renamed: a partial set must not stay visible
-    for (size_t i = 0; i < published; ++i) ::unlink(files[i].c_str());
-    abort();
-    return s;
+    return files.status();
   }
   shards_.clear();
   shard_objects_.clear();
-  // Shards of an earlier set with another count would sit beside the new
-  // set looking like part of it; the new index is in place, so drop them.
-  std::set<std::string> current;
-  for (const auto& f : files) current.insert(base_name(f));
-  try {  // best effort: the new set is already complete and published
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (is_shard_of(name, base) && !current.count(name)) ::unlink(entry.path().c_str());
-    }
-  } catch (const std::filesystem::filesystem_error&) {
-  }
-  files.push_back(index_path);
   return files;
 }
 

@@ -58,15 +58,33 @@ def test_zt_source_with_relative_path(tmp_path, client, monkeypatch):
     assert (tmp_path / "dask.zt").read_bytes() == (tmp_path / "local.zt").read_bytes()
 
 
-def test_sharded_output(tmp_path, client):
+def _tasks_done(client, prefix):
+    """Tasks of `prefix` (a function name) the scheduler saw finish."""
+    counts = client.run_on_scheduler(
+        lambda dask_scheduler: {k: dict(v.state_counts) for k, v in dask_scheduler.task_prefixes.items()})
+    return sum(c.get("memory", 0) for name, c in counts.items() if name.strip("_") == prefix)
+
+
+@pytest.mark.parametrize("kwargs", [dict(compression="zstd"), dict(compression="z4ai", checksum="sha256")])
+def test_sharded_output_written_by_the_workers(tmp_path, client, kwargs):
     src = tmp_path / "in.safetensors"
-    _model(src)
+    tensors = _model(src)
     (tmp_path / "local").mkdir()
     (tmp_path / "dask").mkdir()
-    local = ztensor.convert(src, tmp_path / "local" / "model.zt", compression="zstd", max_shard_size="40KB")
-    remote = ztensor.convert(src, tmp_path / "dask" / "model.zt", compression="zstd", max_shard_size="40KB",
-                             client=client)
-    assert len(local.files) > 2  # shards + index
+    local = ztensor.convert(src, tmp_path / "local" / "model.zt", max_shard_size="40KB", **kwargs)
+    before = {p: _tasks_done(client, p) for p in ("encode_on_worker", "write_shard_on_worker")}
+    done = []
+    remote = ztensor.convert(src, tmp_path / "dask" / "model.zt", max_shard_size="40KB", client=client,
+                             progress=lambda d, t: done.append((d, t)), **kwargs)
+    shards = len(local.files) - 1
+    assert shards > 2
+    # One task per shard wrote it, from one encoding task per object; only
+    # byte counts came back here (the writer tasks ran on the workers).
+    assert _tasks_done(client, "write_shard_on_worker") - before["write_shard_on_worker"] == shards
+    assert _tasks_done(client, "encode_on_worker") - before["encode_on_worker"] == len(tensors)
+    assert (remote.objects, remote.bytes, remote.warnings, remote.src_format) == \
+        (local.objects, local.bytes, local.warnings, local.src_format)
+    assert len(done) == shards and done[-1] == (local.bytes, local.bytes)
     assert [os.path.basename(f) for f in remote.files] == [os.path.basename(f) for f in local.files]
     for name in _files_in(tmp_path / "local"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
@@ -153,3 +171,15 @@ def test_multi_chunk_tensor_identical_with_one_codec_thread_per_worker(tmp_path,
     ztensor.convert(src, tmp_path / "local.zt", compression="z4ai")
     ztensor.convert(src, tmp_path / "dask.zt", compression="z4ai", client=client)
     assert (tmp_path / "dask.zt").read_bytes() == (tmp_path / "local.zt").read_bytes()
+
+
+def test_sharded_output_into_a_missing_folder_is_an_io_error_as_locally(tmp_path, client):
+    src = tmp_path / "in.safetensors"
+    _model(src)
+    codes = []
+    for kwargs in ({}, {"client": client}):
+        with pytest.raises(ztensor.ZTensorError) as e:
+            ztensor.convert(src, tmp_path / "missing" / "model.zt", max_shard_size="40KB", **kwargs)
+        codes.append(e.value.code)
+    assert codes == ["io_error", "io_error"]
+    assert _files_in(tmp_path) == ["in.safetensors"]

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -195,6 +197,100 @@ TEST(ShardedWriter, ConvertWithMaxShardSizeRoundTrips) {
     EXPECT_TRUE(std::equal(a.value().bytes.begin(), a.value().bytes.end(), b.value().bytes.begin(),
                            b.value().bytes.end()));
   }
+}
+
+TEST(PlanShards, SameRuleAsTheWriter) {
+  // limit 10: [a4 b4] [c4] [d12] [e4], as TransformersRuleInOrderAndOversizedAlone.
+  EXPECT_EQ(plan_shards({4, 4, 4, 12, 4}, 10),
+            (std::vector<std::vector<size_t>>{{0, 1}, {2}, {3}, {4}}));
+  EXPECT_EQ(plan_shards({4, 6, 1}, 10), (std::vector<std::vector<size_t>>{{0, 1}, {2}}));
+  EXPECT_EQ(plan_shards({4, 400}, 0), (std::vector<std::vector<size_t>>{{0, 1}}));
+  EXPECT_EQ(plan_shards({UINT64_MAX, 1}, UINT64_MAX - 1), (std::vector<std::vector<size_t>>{{0}, {1}}));
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Each shard written on its own (as a Dask worker does: ConvertOptions::
+// objects into a staging folder), then published with the index.
+Result<std::vector<std::string>> write_staged(const TempDir& dir, const std::string& src, const std::string& out,
+                                              uint64_t limit, const ConvertOptions& base) {
+  ZT_ASSIGN_OR_RETURN(auto source, open_source(src));
+  std::vector<uint64_t> sizes;
+  for (const auto& o : source->manifest().objects) sizes.push_back(object_decoded_size(o));
+  std::vector<std::string> staged;
+  std::vector<std::vector<std::string>> names;
+  uint64_t total = 0;
+  std::filesystem::create_directory(dir.file("staging"));
+  for (const auto& shard : plan_shards(sizes, limit)) {
+    ConvertOptions o = base;
+    o.objects = shard;
+    staged.push_back(dir.file("staging/" + std::to_string(staged.size()) + ".zt"));
+    ZT_ASSIGN_OR_RETURN(auto stats, convert_source_to_zt(*source, staged.back(), o));
+    total += stats.bytes;
+    names.emplace_back();
+    for (size_t i : shard) names.back().push_back(source->manifest().objects[i].name);
+  }
+  return publish_staged_shards(out, staged, names, total, /*durable=*/false);
+}
+
+TEST(PublishStagedShards, ByteIdenticalToTheWritersSet) {
+  TempDir dir;
+  ASSERT_TRUE(write(dir.file("one.zt"), objects({4, 4, 4, 12, 4}), 0).ok());
+  ConvertOptions options;
+  options.encoding = Encoding::zstd;
+  options.digest = DigestAlgo::sha256;
+  options.durable = false;
+  std::filesystem::create_directory(dir.file("local"));
+  options.max_shard_size = 10;
+  auto local = convert_to_zt(dir.file("one.zt"), dir.file("local/m.zt"), options);
+  ASSERT_TRUE(local.ok()) << local.status().to_string();
+  options.max_shard_size = 0;
+  std::filesystem::create_directory(dir.file("staged"));
+  auto staged = write_staged(dir, dir.file("one.zt"), dir.file("staged/m.zt"), 10, options);
+  ASSERT_TRUE(staged.ok()) << staged.status().to_string();
+  ASSERT_EQ(staged.value().size(), local.value().files.size());  // 4 shards + index
+  for (size_t i = 0; i < staged.value().size(); ++i) {
+    EXPECT_EQ(staged.value()[i], dir.file("staged/" + std::filesystem::path(local.value().files[i]).filename().string()));
+    EXPECT_EQ(file_bytes(staged.value()[i]), file_bytes(local.value().files[i])) << staged.value()[i];
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.file("staging")));  // every staged file moved
+}
+
+TEST(PublishStagedShards, FailedIndexPublishTakesBackTheShards) {
+  TempDir dir;
+  ASSERT_TRUE(write(dir.file("one.zt"), objects({4, 4, 4}), 0).ok());
+  std::filesystem::create_directory(dir.file("out"));
+  std::filesystem::create_directory(dir.file("out/m.zt.index.json"));  // the index rename must fail
+  ConvertOptions options;
+  options.durable = false;
+  auto r = write_staged(dir, dir.file("one.zt"), dir.file("out/m.zt"), 4, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::io_error);
+  std::set<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("out"))) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"m.zt.index.json"}));
+}
+
+TEST(PublishStagedShards, CountsMustAgree) {
+  TempDir dir;
+  auto r = publish_staged_shards(dir.file("m.zt"), {dir.file("a.zt")}, {}, 0, false);
+  EXPECT_EQ(r.status().code(), ErrorCode::invalid_argument);
+}
+
+TEST(ConvertObjects, IndicesMustAscendWithinTheSource) {
+  TempDir dir;
+  ASSERT_TRUE(write(dir.file("one.zt"), objects({4, 4}), 0).ok());
+  ConvertOptions options;
+  options.objects = {1, 0};
+  EXPECT_EQ(convert_to_zt(dir.file("one.zt"), dir.file("o.zt"), options).status().code(), ErrorCode::invalid_argument);
+  options.objects = {2};
+  EXPECT_EQ(convert_to_zt(dir.file("one.zt"), dir.file("o.zt"), options).status().code(), ErrorCode::invalid_argument);
+  options.objects = {1};
+  ASSERT_TRUE(convert_to_zt(dir.file("one.zt"), dir.file("o.zt"), options).ok());
+  EXPECT_EQ(object_names(dir.file("o.zt")), std::vector<std::string>{"b"});
 }
 
 }  // namespace

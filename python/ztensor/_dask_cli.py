@@ -1,0 +1,62 @@
+"""The Python half of ``zt convert/compress --scheduler ADDRESS``.
+
+zt (cli/dask_handoff.cc) has parsed and checked the command line; it runs
+``main(request, channel_fd)`` in a child interpreter, ``request`` being a
+JSON object in :func:`ztensor.convert`'s terms plus the scheduler address.
+Replies go to ``channel_fd``, one JSON object a line:
+``{"progress": [done, total]}`` after each object, then ``{"result": {...}}``
+or ``{"error": {"code", "message"}}``; zt prints the summary and the exit
+code as a local run would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Callable
+
+from ._convert import convert
+from .errors import ZTensorError
+
+# How long the scheduler has to answer before zt gives up on it.
+SCHEDULER_CONNECT_TIMEOUT = "30s"
+INSTALL_HINT = "pip install 'ztensor[dask]'"
+
+
+def _run(request: dict, send: Callable[..., None]) -> int:
+    try:
+        from dask.distributed import Client
+    except ImportError as e:
+        send(error={"code": "unsupported",
+                    "message": f"--scheduler needs Dask in {sys.executable} ({e}): {INSTALL_HINT}"})
+        return 1
+    address = request["scheduler"]
+    try:
+        client = Client(address, timeout=SCHEDULER_CONNECT_TIMEOUT)
+    except (OSError, ValueError) as e:  # refused, timed out, or not an address
+        send(error={"code": "io_error", "message": f"cannot reach the Dask scheduler at '{address}': {e}"})
+        return 1
+    with client:
+        try:
+            stats = convert(request["src"], request["dst"], compression=request["compression"],
+                            level=request["level"], effort=request["effort"], checksum=request["checksum"],
+                            max_shard_size=request["max_shard_size"], durable=request["durable"], client=client,
+                            progress=lambda done, total: send(progress=[done, total]))
+        except ZTensorError as e:  # nothing was published
+            send(error={"code": e.code, "message": str(e)})
+            return 1
+    send(result={"objects": stats.objects, "bytes": stats.bytes, "warnings": stats.warnings,
+                 "files": stats.files, "src_format": stats.src_format})
+    return 0
+
+
+def main(request: str, channel_fd: int) -> int:
+    with os.fdopen(channel_fd, "w", buffering=1) as channel:
+        def send(**message) -> None:
+            channel.write(json.dumps(message) + "\n")
+
+        try:
+            return _run(json.loads(request), send)
+        except KeyboardInterrupt:  # zt forwards SIGINT/SIGTERM; convert has published nothing
+            return 130
