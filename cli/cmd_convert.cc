@@ -20,12 +20,9 @@ namespace zt::cli {
 namespace {
 
 constexpr const char* kConvertHelp =
-    "Usage: zt convert IN OUT [--compress zstd|none] [--level N]
-"
-    "                  [--checksum sha256|crc32c|none] [--max-shard-size SIZE]
-"
-    "                  [--scheduler ADDRESS] [--json]
-"
+    "Usage: zt convert IN OUT [--compress zstd|none] [--level N]\n"
+    "                  [--checksum sha256|crc32c|none] [--max-shard-size SIZE]\n"
+    "                  [--scheduler ADDRESS] [--json]\n"
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json, .zt or safetensors),\n"
