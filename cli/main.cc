@@ -40,7 +40,7 @@ constexpr const char* kHelp =
     "  zt verify model.zt\n"
     "  zt diff model.safetensors model.zt\n"
     "  zt compress model.safetensors model.zstn --effort max\n"
-    "  zt compress model.safetensors model.zt --effort max --scheduler tcp://sched:8786\n"
+    "  zt compress model.safetensors model.zt --effort max --scheduler tcp://h:8786\n"
     "  zt decompress model.zstn model.safetensors\n"
     "  zt delta base.safetensors finetuned.safetensors finetuned.z4dm\n"
     "  zt delta --apply base.safetensors finetuned.z4dm finetuned.safetensors\n"
