@@ -204,7 +204,7 @@ Result<uint64_t> remote_file_size(const std::string& url) {
 Result<FileFormat> detect_format(const std::string& path) {
   if (is_http_url(path)) return detect_url_format(path);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
   uint8_t head[kSniffBytes] = {};
   size_t n = 0;
   while (n < sizeof head) {

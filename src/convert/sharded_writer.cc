@@ -54,6 +54,21 @@ bool is_shard_of(const std::string& file, const std::string& base) {
          digits(rest.substr(5 + kDigits, kDigits)) && rest.substr(5 + 2 * kDigits) == ".zt";
 }
 
+// Removes NAME-?????-of-?????.zt files of an earlier set that are not in
+// `keep`: beside a new set (or a new single NAME.zt) they would look like
+// part of it. Best effort: what was just published is already complete.
+void remove_stale_shards(const std::string& stem, const std::set<std::string>& keep) {
+  const std::string base = base_name(stem);
+  if (base.empty()) return;
+  try {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_of(stem))) {
+      const std::string name = entry.path().filename().string();
+      if (is_shard_of(name, base) && !keep.count(name)) ::unlink(entry.path().c_str());
+    }
+  } catch (const std::filesystem::filesystem_error&) {
+  }
+}
+
 uint64_t decoded_size(const ObjectSpec& object) {
   uint64_t n = 0;
   for (const auto& c : object.components) n += c.decoded_size();
@@ -167,11 +182,14 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
   if (!s.ok() || shards_.size() == 1) {
     abort();
     if (!s.ok()) return s;
+    // NAME.zt replaces an earlier sharded NAME: its index goes first, so a
+    // reader finds either that whole set or no index, then its shards.
+    ::unlink((stem_ + ".zt.index.json").c_str());
+    remove_stale_shards(stem_, {});
     return std::vector<std::string>{single_};
   }
   const size_t n = shards_.size();
   const std::string base = base_name(stem_);
-  const std::string dir = dir_of(stem_);
   const std::string folder_prefix = stem_.substr(0, stem_.size() - base.size());  // "" or ".../"
   std::vector<std::string> files;
   std::map<std::string, std::string> weight_map;
@@ -194,6 +212,9 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
     abort();
     return index.status();
   }
+  // An earlier set's index would name the new shards as they are renamed
+  // over the old ones one by one (a mixed set): drop it before the first.
+  ::unlink(index_path.c_str());
   size_t published = 0;
   while (published < n && (s = shards_[published]->publish(files[published])).ok()) ++published;
   if (s.ok()) s = index.value()->publish();
@@ -204,17 +225,10 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
   }
   shards_.clear();
   shard_objects_.clear();
-  // Shards of an earlier set with another count would sit beside the new
-  // set looking like part of it; the new index is in place, so drop them.
   std::set<std::string> current;
   for (const auto& f : files) current.insert(base_name(f));
-  try {  // best effort: the new set is already complete and published
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (is_shard_of(name, base) && !current.count(name)) ::unlink(entry.path().c_str());
-    }
-  } catch (const std::filesystem::filesystem_error&) {
-  }
+  ::unlink(single_.c_str());  // a single NAME.zt of an earlier write would shadow the set
+  remove_stale_shards(stem_, current);
   files.push_back(index_path);
   return files;
 }

@@ -501,3 +501,33 @@ def test_file_shorter_than_the_probe_is_read_whole(served):
     for name in ("tiny.zt", "empty.zt"):
         with pytest.raises(ztensor.errors.FormatError, match="does not start with ZTEN1000"):
             ztensor.open(served.url(name))
+
+
+@pytest.fixture(scope="module")
+def served_embedding(tmp_path_factory):
+    root = tmp_path_factory.mktemp("www-emb")
+    emb = np.arange(4096 * 256, dtype=np.float32).reshape(4096, 256)  # 4 MiB, 1 KiB rows, no digest
+    ztensor.numpy.save_file({"emb": emb}, str(root / "e.zt"))
+    from safetensors.numpy import save_file
+    save_file({"emb": emb}, str(root / "e.safetensors"))
+    server = Nginx(root, tmp_path_factory.mktemp("nginx-emb"))
+    yield server, emb
+    server.stop()
+
+
+@pytest.mark.parametrize("name", ["e.zt", "e.safetensors"])
+@pytest.mark.parametrize("framework", ["numpy", "torch"])
+def test_get_slice_of_a_url_fetches_only_the_rows(served_embedding, name, framework):
+    server, emb = served_embedding
+    r = ztensor.open(server.url(name))
+    server.clear_log()
+    s = r.get_slice("emb", framework)
+    rows = s[1000:1010]
+    np.testing.assert_array_equal(np.asarray(rows), emb[1000:1010])
+    np.testing.assert_array_equal(np.asarray(s[-3, 5:9]), emb[-3, 5:9])
+    np.testing.assert_array_equal(np.asarray(s[20:2:-7, ::3]), emb[20:2:-7, ::3])
+    log = server.requests()
+    # One range per index, each no larger than its rows (+ HTTP headers):
+    # the whole 4 MiB tensor was fetched before.
+    assert len(log) == 3, log
+    assert served_bytes(server) < (10 + 1 + 19) * 1024 + 3 * 1024, log
