@@ -44,6 +44,8 @@ class Reader final : public TensorSource {
   // Maps and validates a file. Errors: io_error, bad_magic, manifest_too_large,
   // malformed_manifest, and every validation code of the manifest rules.
   static Result<std::unique_ptr<Reader>> open(const std::string& path, ReadOptions options = {});
+  // Same over a file already mapped (open_source maps once to sniff and read).
+  static Result<std::unique_ptr<Reader>> open(std::shared_ptr<const MappedFile> file, ReadOptions options = {});
   // Same over bytes in memory (fuzzing, tests). `owner` keeps them alive.
   static Result<std::unique_ptr<Reader>> open_memory(std::span<const uint8_t> bytes,
                                                      std::shared_ptr<const void> owner,

@@ -312,6 +312,29 @@ PyReader open_callback(std::string name, uint64_t size, nb::callable read, bool 
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
+// A URL of any scheme through `opener(url) -> (size, read)` (fsspec): the
+// file, or a sharded index and every shard beside it, read lazily like an
+// HTTP URL. The format comes from the URL's extension.
+PyReader open_with_opener(const std::string& url, nb::callable opener, bool verify_on_read) {
+  zt::ScopedUrlOpener scope([&](const std::string& u) -> zt::Result<std::shared_ptr<const zt::ByteSource>> {
+    nb::gil_scoped_acquire acquire;
+    try {
+      nb::tuple sized = nb::cast<nb::tuple>(opener(u));
+      return make_callback_source(u, nb::cast<uint64_t>(sized[0]), nb::cast<nb::callable>(sized[1]));
+    } catch (nb::python_error& e) {
+      return zt::Status(zt::ErrorCode::io_error, "cannot open '" + u + "': " + e.what());
+    } catch (const nb::cast_error&) {
+      return zt::Status(zt::ErrorCode::internal, "URL opener for '" + u + "' did not return (size, read)");
+    }
+  });
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::open_source(url, verify_on_read);
+  }();
+  check(r.status());
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
 // f32 values of a gguf_quantized object (or a dense f32/f16/bf16 one) in
 // its shape, decoded into a fresh writable array.
 nb::object dequantize(const PyReader& self, const std::string& name) {
@@ -334,8 +357,11 @@ nb::object dequantize(const PyReader& self, const std::string& name) {
 }  // namespace
 
 zt::Result<std::unique_ptr<zt::TensorSource>> open_any_source(const std::string& path, bool verify_on_read) {
+  // open_source opens the file once; only a file it cannot place is looked at again.
+  auto source = zt::open_source(path, verify_on_read);
+  if (source.ok() || source.status().code() != zt::ErrorCode::unsupported || zt::is_remote_url(path)) return source;
   ZT_ASSIGN_OR_RETURN(zt::FileFormat format, zt::detect_format(path));
-  if (format != zt::FileFormat::unknown || zt::is_remote_url(path)) return zt::open_source(path, verify_on_read);
+  if (format != zt::FileFormat::unknown) return source;
   zt::ReadOptions options;
   options.verify_on_read = verify_on_read;
   auto zt = zt::Reader::open(path, options);
@@ -353,6 +379,8 @@ void init_reader(nb::module_& m) {
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_static("open_with_opener", &open_with_opener, nb::arg("url"), nb::arg("opener"),
+                  nb::arg("verify_on_read") = false)
       .def_static("open_callback", &open_callback, nb::arg("name"), nb::arg("size"), nb::arg("read"),
                   nb::arg("verify_on_read") = false)
       .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })

@@ -57,9 +57,14 @@ Reader::~Reader() = default;
 
 Result<std::unique_ptr<Reader>> Reader::open(const std::string& path, ReadOptions options) {
   ZT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+  return open(std::move(file), options);
+}
+
+Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const MappedFile> file, ReadOptions options) {
+  if (!file) return Status(ErrorCode::invalid_argument, "Reader::open: null MappedFile");
   auto bytes = file->bytes();
   auto r = open_memory(bytes, file, options);
-  if (!r.ok()) return r.status().with_prefix("'" + path + "': ");
+  if (!r.ok()) return r.status().with_prefix("'" + file->path() + "': ");
   (*r)->file_ = std::move(file);
   return r;
 }

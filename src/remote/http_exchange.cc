@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -17,6 +18,23 @@ constexpr long kConnectTimeoutSeconds = 10;
 constexpr long kStallSeconds = 30;
 constexpr long kStallBytesPerSecond = 1;
 constexpr long kMaxRedirects = 5;
+
+// The CA file that verifies https:// servers: ZT_CA_BUNDLE, else
+// CURL_CA_BUNDLE (which the curl tool reads; libcurl itself does not), else
+// libcurl's built-in default (Debian: the system store). Read per request,
+// so a test or a host can set it after start.
+const char* ca_bundle() {
+  for (const char* name : {"ZT_CA_BUNDLE", "CURL_CA_BUNDLE"})
+    if (const char* v = std::getenv(name); v && *v) return v;
+  return nullptr;
+}
+
+// libcurl's text for a refused certificate says what failed, not what to do.
+std::string tls_hint(CURLcode rc) {
+  if (rc != CURLE_PEER_FAILED_VERIFICATION && rc != CURLE_SSL_CACERT_BADFILE && rc != CURLE_SSL_CERTPROBLEM)
+    return "";
+  return " (the server's TLS certificate could not be verified: set ZT_CA_BUNDLE to the CA file that signed it)";
+}
 
 struct Transfer {
   std::span<uint8_t> out;
@@ -109,6 +127,7 @@ Status get_range(Handle& h, const std::string& url, uint64_t first, std::span<ui
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
+  if (const char* ca = ca_bundle()) curl_easy_setopt(c, CURLOPT_CAINFO, ca);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, kStallBytesPerSecond);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, kStallSeconds);
   // Compressed transfer encodings would break byte offsets.
@@ -123,7 +142,7 @@ Status get_range(Handle& h, const std::string& url, uint64_t first, std::span<ui
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.status);
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && reply.overflow)) {
     reply.transient = transient_curl_error(rc);
-    return Status(ErrorCode::io_error, std::string(error[0] ? error : curl_easy_strerror(rc)));
+    return Status(ErrorCode::io_error, std::string(error[0] ? error : curl_easy_strerror(rc)) + tls_hint(rc));
   }
   reply.transient = reply.status >= 500 || reply.status == 429;
   return Status::Ok();

@@ -531,3 +531,87 @@ def test_get_slice_of_a_url_fetches_only_the_rows(served_embedding, name, framew
     # the whole 4 MiB tensor was fetched before.
     assert len(log) == 3, log
     assert served_bytes(server) < (10 + 1 + 19) * 1024 + 3 * 1024, log
+
+
+@pytest.fixture(scope="module")
+def served_tls(tmp_path_factory):
+    from _servers import make_tls_cert
+
+    root = tmp_path_factory.mktemp("www-tls")
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(root / "m.zt"), checksum="sha256")
+    ca, cert, key = make_tls_cert(tmp_path_factory.mktemp("tls"))
+    server = Nginx(root, tmp_path_factory.mktemp("nginx-tls"), tls=(cert, key))
+    yield server, ca
+    server.stop()
+
+
+def test_https_url_with_the_ca_given_by_zt_ca_bundle(served_tls, monkeypatch):
+    server, ca = served_tls
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    monkeypatch.setenv("ZT_CA_BUNDLE", str(ca))
+    server.clear_log()
+    with ztensor.open(server.url("m.zt")) as r:
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+    log = server.requests()
+    assert log and all(status == 206 for _, _, status, _ in log), log
+    assert served_bytes(server) < OVERHEAD_BYTES + SMALL.nbytes
+
+
+@needs_zt
+def test_cli_reads_https_with_curl_ca_bundle(served_tls, monkeypatch):
+    server, ca = served_tls
+    env = {k: v for k, v in __import__("os").environ.items() if k != "ZT_CA_BUNDLE"}
+    env["CURL_CA_BUNDLE"] = str(ca)
+    out = subprocess.run([ZT, "ls", server.url("m.zt")], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "small" in out.stdout, out.stderr
+
+
+def test_untrusted_certificate_is_refused_clearly(served_tls, monkeypatch):
+    server, _ = served_tls
+    monkeypatch.delenv("ZT_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    server.clear_log()
+    with pytest.raises(ztensor.ZTensorIOError) as e:
+        ztensor.open(server.url("m.zt"))
+    assert e.value.code == "io_error"
+    assert "certificate" in str(e.value) and "ZT_CA_BUNDLE" in str(e.value), str(e.value)
+    assert server.requests() == []  # refused in the handshake: no request reached nginx
+
+
+def test_s3_sharded_indexes_through_fsspec_against_moto(tmp_path, monkeypatch):
+    import boto3
+    import fsspec
+    from safetensors.numpy import save_file as st_save
+
+    from _servers import MotoS3
+
+    server = MotoS3(tmp_path)
+    try:
+        for k, v in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"),
+                     ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", server.endpoint)):
+            monkeypatch.setenv(k, v)
+        fsspec.config.conf.pop("s3", None)
+        import s3fs
+        s3fs.S3FileSystem.clear_instance_cache()  # an earlier test's instance points at its own (stopped) server
+        tensors = {f"w{i}": np.full(256, i, np.float32) for i in range(4)}
+        local = tmp_path / "set"
+        local.mkdir()
+        ztensor.numpy.save_file(tensors, str(local / "model.zt"), max_shard_size=2100)  # 2 tensors a shard
+        st_save(tensors, str(local / "st-00001-of-00001.safetensors"))
+        (local / "st.safetensors.index.json").write_text(json.dumps(
+            {"metadata": {"total_size": 4096}, "weight_map": {k: "st-00001-of-00001.safetensors" for k in tensors}}))
+        s3 = boto3.client("s3", endpoint_url=server.endpoint)
+        s3.create_bucket(Bucket="models")
+        for p in local.iterdir():
+            s3.upload_file(str(p), "models", p.name)
+        for index, fmt in (("model.zt.index.json", "zt_index"), ("st.safetensors.index.json", "safetensors")):
+            before = len(server.requests())
+            with ztensor.open(f"s3://models/{index}") as r:
+                assert r.format == fmt and sorted(r.keys()) == sorted(tensors)
+                np.testing.assert_array_equal(r.read("w3"), tensors["w3"])
+            gets = [line for line, _ in server.requests()[before:] if line.startswith("GET /models/")]
+            assert any(index in g for g in gets), gets
+        loaded = ztensor.numpy.load_file("s3://models/model.zt.index.json")
+        assert sorted(loaded) == sorted(tensors)
+    finally:
+        server.stop()
