@@ -17,6 +17,7 @@ from typing import List
 import numpy as np
 
 from ._dtypes import torch_dtype
+from ._files import is_url
 from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
 from .errors import error
 
@@ -73,7 +74,7 @@ class TensorSlice:
     ``safe_open(...).get_slice(name)`` (``get_shape``, ``get_dtype``).
     """
 
-    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework")
+    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework", "_ranged")
 
     def __init__(self, reader: Reader, name: str, framework: str):
         if framework not in _FRAMEWORKS:
@@ -87,6 +88,9 @@ class TensorSlice:
         self._name = name
         self._shape, self._storage, self._logical = meta
         self._framework = framework
+        # A local file is mapped: slicing the whole view touches only the
+        # selected pages and costs less Python than cutting a row window.
+        self._ranged = reader.path is None or is_url(reader.path)
 
     def get_shape(self) -> List[int]:
         return list(self._shape)
@@ -100,7 +104,7 @@ class TensorSlice:
         return self._shape[0]
 
     def __getitem__(self, key):
-        window = _row_window(key, self._shape)
+        window = _row_window(key, self._shape) if self._ranged else None
         full = None
         if window is not None:
             lo, hi, key = window
