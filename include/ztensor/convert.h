@@ -55,6 +55,25 @@ bool is_remote_url(const std::string& path);
 // io_error, unsupported (the server ignores Range).
 Result<uint64_t> remote_file_size(const std::string& url);
 
+// Opens URLs of schemes other than http(s) (s3://, hf://, ... through
+// fsspec from Python) for open_source on this thread while the guard lives:
+// the URL, and for a sharded index each shard's URL beside it, becomes a
+// ByteSource from `opener`. Guards nest; the innermost wins.
+using UrlOpener = std::function<Result<std::shared_ptr<const ByteSource>>(const std::string& url)>;
+class ScopedUrlOpener {
+ public:
+  explicit ScopedUrlOpener(UrlOpener opener);
+  ~ScopedUrlOpener();
+  ScopedUrlOpener(const ScopedUrlOpener&) = delete;
+  ScopedUrlOpener& operator=(const ScopedUrlOpener&) = delete;
+
+ private:
+  UrlOpener opener_;
+  const ScopedUrlOpener* outer_;
+  friend Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url);
+  friend bool is_url_path(const std::string& path);
+};
+
 // Opens any supported format, detected by content. .zt files (and the
 // shards of a .zt index) are opened with `verify_on_read`. Errors: unsupported (unknown or not built in), and
 // the format's own errors.

@@ -23,7 +23,10 @@ class MappedFile;
 
 struct ReadOptions {
   // Compressed components' digests are checked whenever they are decoded;
-  // this also hashes raw (zero-copy) components when they are read.
+  // this also hashes raw components when they are read. A raw component of
+  // a mapped file is then copied with pread rather than viewed, so a file
+  // truncated under the reader is an io_error, never SIGBUS (conversions
+  // read this way).
   bool verify_on_read = false;
 };
 
@@ -41,6 +44,8 @@ class Reader final : public TensorSource {
   // Maps and validates a file. Errors: io_error, bad_magic, manifest_too_large,
   // malformed_manifest, and every validation code of the manifest rules.
   static Result<std::unique_ptr<Reader>> open(const std::string& path, ReadOptions options = {});
+  // Same over a file already mapped (open_source maps once to sniff and read).
+  static Result<std::unique_ptr<Reader>> open(std::shared_ptr<const MappedFile> file, ReadOptions options = {});
   // Same over bytes in memory (fuzzing, tests). `owner` keeps them alive.
   static Result<std::unique_ptr<Reader>> open_memory(std::span<const uint8_t> bytes,
                                                      std::shared_ptr<const void> owner,
@@ -61,6 +66,12 @@ class Reader final : public TensorSource {
   // limit_exceeded, digest_mismatch, unknown_encoding.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
+  // A raw little-endian component's range is read alone (a view of the
+  // mapping, or one ranged read of the source) unless verify_on_read must
+  // hash a component that has a digest; then, as for any other encoding,
+  // the whole component is read, checked and decoded.
+  Result<ComponentBytes> read_component_range(const Object& object, std::string_view role, uint64_t offset,
+                                              uint64_t length) const override;
   // Stored (possibly compressed) bytes of a component: a view into the file,
   // or read from the ByteSource into memory that `owner` keeps alive.
   // Errors: the source's read errors.
@@ -68,13 +79,16 @@ class Reader final : public TensorSource {
   // Check every digest present; digest_mismatch names the first failure.
   Status verify() const override;
   Status verify_object(const Object& object) const;
-  uint64_t file_size() const { return size_; }
+  uint64_t file_size() const override { return size_; }
 
  private:
   Reader() = default;
   Status load(ReadOptions options);
   // io_error when the file was truncated under us past this component.
   Status check_backed(const Component& c) const;
+  // Stored bytes for read_component: a view of the mapping for raw reads
+  // without verify_on_read, else copied with pread (see reader.cc).
+  Result<ComponentBytes> read_stored(const Object& object, std::string_view role, const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
   Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c,
                                           const ComponentBytes& stored) const;

@@ -59,16 +59,26 @@ class [[nodiscard]] Status {
   // hostile files, and every edge (C, Python, CLI) needs printable UTF-8.
   Status(ErrorCode code, std::string message);
   static Status Ok() { return {}; }
+  // A failed system call: `message` + ": " + strerror(err), and `err` kept
+  // as sys_errno() so every edge (C, Python) can tell "no such file" from
+  // "permission denied" by number instead of by text.
+  static Status from_errno(ErrorCode code, std::string message, int err);
+  // The same error (code and errno) with `prefix` before its message, for
+  // callers adding the object or file it concerns.
+  Status with_prefix(std::string_view prefix) const;
 
   bool ok() const { return code_ == ErrorCode::ok; }
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // errno of the system call that failed; 0 when the error did not come from one.
+  int sys_errno() const { return sys_errno_; }
   // "digest_mismatch: object 'w' component 'data': ..." style text.
   std::string to_string() const;
 
  private:
   ErrorCode code_ = ErrorCode::ok;
   std::string message_;
+  int sys_errno_ = 0;
 };
 
 template <class T>

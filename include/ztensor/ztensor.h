@@ -72,6 +72,9 @@ typedef struct zt_buffer zt_buffer; /* keeps decoded bytes alive */
 
 /* Message of the last failure on this thread ("" if none). */
 const char* zt_last_error(void);
+/* errno of the system call behind the last failure on this thread (ENOENT,
+ * EACCES, ...), or 0 when it did not come from one. */
+int zt_last_errno(void);
 /* Stable name of a code, e.g. "digest_mismatch". */
 const char* zt_error_name(int code);
 

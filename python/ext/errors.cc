@@ -15,7 +15,7 @@ static void raise_status(const zt::Status& status) {
   // the message converts to str whatever a hostile file put in it.
   try {
     nb::object mod = nb::module_::import_("ztensor.errors");
-    nb::object exc = mod.attr("from_status")(zt::error_code_name(status.code()), status.message());
+    nb::object exc = mod.attr("from_status")(zt::error_code_name(status.code()), status.message(), status.sys_errno());
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
   } catch (nb::python_error& e) {
     e.restore();

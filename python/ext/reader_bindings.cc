@@ -197,6 +197,36 @@ nb::object read_dense_one(const PyReader& self, std::string_view name) {
   return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
 }
 
+// Reader.get_slice: rows [lo, hi) of a dense object, as read_dense_one
+// returns them. Only those rows' bytes are read where the source stores the
+// tensor as-is (a view of the mapping locally, one range request remotely);
+// compressed data is decoded whole. None for an object whose rows this
+// cannot cut (not dense, 0-d, an unknown logical type): Python reads it whole.
+nb::object read_dense_rows(const PyReader& self, std::string_view name, uint64_t lo, uint64_t hi) {
+  auto reader = self.get();
+  const zt::Object& obj = find_object(*reader, name);
+  const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
+  if (!c || obj.shape.empty() || (c->type == zt::LogicalType::none && !c->type_name.empty())) return nb::none();
+  if (lo > hi || hi > obj.shape[0])
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "object '" + obj.name + "': rows [" +
+                                                                 std::to_string(lo) + ", " + std::to_string(hi) +
+                                                                 ") are not within its " +
+                                                                 std::to_string(obj.shape[0]) + " rows"));
+  nb::dlpack::dtype dtype = logical_dlpack_dtype(c->dtype, c->type);
+  std::vector<size_t> shape(obj.shape.begin(), obj.shape.end());
+  uint64_t row = dtype.bits / 8;  // product(shape) * width fits in u64: checked on open
+  for (size_t d = 1; d < shape.size(); ++d) row *= shape[d];
+  shape[0] = static_cast<size_t>(hi - lo);
+  zt::Result<zt::ComponentBytes> bytes = [&] {
+    nb::gil_scoped_release release;
+    return reader->read_component_range(obj, "data", lo * row, (hi - lo) * row);
+  }();
+  check(bytes.status());
+  nb::object arr = make_array(*bytes, owner_capsule(bytes->owner), dtype, shape);
+  if (!needs_view(*c)) return arr;
+  return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
+}
+
 // Reader.get_slice: (shape, storage dtype, logical type or None) of a dense
 // object, None for any other format; one call instead of object_info's
 // component dicts, since a slice is often taken once per object.
@@ -282,6 +312,29 @@ PyReader open_callback(std::string name, uint64_t size, nb::callable read, bool 
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
+// A URL of any scheme through `opener(url) -> (size, read)` (fsspec): the
+// file, or a sharded index and every shard beside it, read lazily like an
+// HTTP URL. The format comes from the URL's extension.
+PyReader open_with_opener(const std::string& url, nb::callable opener, bool verify_on_read) {
+  zt::ScopedUrlOpener scope([&](const std::string& u) -> zt::Result<std::shared_ptr<const zt::ByteSource>> {
+    nb::gil_scoped_acquire acquire;
+    try {
+      nb::tuple sized = nb::cast<nb::tuple>(opener(u));
+      return make_callback_source(u, nb::cast<uint64_t>(sized[0]), nb::cast<nb::callable>(sized[1]));
+    } catch (nb::python_error& e) {
+      return zt::Status(zt::ErrorCode::io_error, "cannot open '" + u + "': " + e.what());
+    } catch (const nb::cast_error&) {
+      return zt::Status(zt::ErrorCode::internal, "URL opener for '" + u + "' did not return (size, read)");
+    }
+  });
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
+    nb::gil_scoped_release release;
+    return zt::open_source(url, verify_on_read);
+  }();
+  check(r.status());
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
 // f32 values of a gguf_quantized object (or a dense f32/f16/bf16 one) in
 // its shape, decoded into a fresh writable array.
 nb::object dequantize(const PyReader& self, const std::string& name) {
@@ -304,8 +357,11 @@ nb::object dequantize(const PyReader& self, const std::string& name) {
 }  // namespace
 
 zt::Result<std::unique_ptr<zt::TensorSource>> open_any_source(const std::string& path, bool verify_on_read) {
+  // open_source opens the file once; only a file it cannot place is looked at again.
+  auto source = zt::open_source(path, verify_on_read);
+  if (source.ok() || source.status().code() != zt::ErrorCode::unsupported || zt::is_remote_url(path)) return source;
   ZT_ASSIGN_OR_RETURN(zt::FileFormat format, zt::detect_format(path));
-  if (format != zt::FileFormat::unknown || zt::is_remote_url(path)) return zt::open_source(path, verify_on_read);
+  if (format != zt::FileFormat::unknown) return source;
   zt::ReadOptions options;
   options.verify_on_read = verify_on_read;
   auto zt = zt::Reader::open(path, options);
@@ -323,13 +379,14 @@ void init_reader(nb::module_& m) {
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_static("open_with_opener", &open_with_opener, nb::arg("url"), nb::arg("opener"),
+                  nb::arg("verify_on_read") = false)
       .def_static("open_callback", &open_callback, nb::arg("name"), nb::arg("size"), nb::arg("read"),
                   nb::arg("verify_on_read") = false)
       .def_prop_ro("version", [](const PyReader& s) { return s.get()->manifest().version; })
       .def_prop_ro("file_size",
                    [](const PyReader& s) -> uint64_t {
-                     s.get();  // raises when closed
-                     return s.zt_reader ? s.zt_reader->file_size() : 0;
+                     return s.get()->file_size();  // raises when closed
                    })
       .def_prop_ro("format", [](const PyReader& s) { return std::string(s.get()->format_name()); })
       .def_prop_ro("closed", [](const PyReader& s) { return !s.reader; })
@@ -363,6 +420,7 @@ void init_reader(nb::module_& m) {
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
       .def("read_dense", &read_dense, nb::arg("names"))
       .def("read_dense_one", &read_dense_one, nb::arg("name"))
+      .def("read_dense_rows", &read_dense_rows, nb::arg("name"), nb::arg("lo"), nb::arg("hi"))
       .def("dense_meta", &dense_meta, nb::arg("name"))
       .def("dequantize", &dequantize, nb::arg("name"))
       .def("verify",

@@ -10,7 +10,9 @@ existed.
 
 from __future__ import annotations
 
-from ztensor.errors import CODE_TO_CLASS, ZTensorError
+import os
+
+from ztensor.errors import CODE_TO_CLASS, ZTensorError, io_class_for_errno
 
 
 class Z4aiError(ZTensorError):
@@ -26,9 +28,12 @@ class Z4aiError(ZTensorError):
 _CLASSES: dict = {}
 
 
-def error_class(code: str) -> type:
-    """The Z4aiError subclass that is also ztensor's class for ``code``."""
+def error_class(code: str, sys_errno: int = 0) -> type:
+    """The Z4aiError subclass that is also ztensor's class for ``code``
+    (and for ``sys_errno``, e.g. FileNotFoundError for ENOENT)."""
     base = CODE_TO_CLASS.get(code, ZTensorError)
+    if sys_errno and issubclass(base, OSError):
+        base = io_class_for_errno(sys_errno, base)
     if base is ZTensorError:
         return Z4aiError
     cls = _CLASSES.get(base)
@@ -39,6 +44,9 @@ def error_class(code: str) -> type:
     return cls
 
 
-def error(code: str, message: str) -> Z4aiError:
-    """The exception for a codec Status (code name + message)."""
-    return error_class(code)(f"{code}: {message}", code)
+def error(code: str, message: str, sys_errno: int = 0) -> Z4aiError:
+    """The exception for a codec Status (code name, message, errno or 0)."""
+    exc = error_class(code, sys_errno)(f"{code}: {message}", code)
+    if sys_errno and isinstance(exc, OSError):
+        exc.errno, exc.strerror = sys_errno, os.strerror(sys_errno)
+    return exc

@@ -19,10 +19,10 @@ void raise(const zt::Status& status) { throw Z4aiError(status); }
 
 namespace {
 
-void raise_python(zt::ErrorCode code, const std::string& message) {
+void raise_python(zt::ErrorCode code, const std::string& message, int sys_errno = 0) {
   try {
     nanobind::object mod = nanobind::module_::import_("z4ai._errors");
-    nanobind::object exc = mod.attr("error")(zt::error_code_name(code), message);
+    nanobind::object exc = mod.attr("error")(zt::error_code_name(code), message, sys_errno);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
   } catch (nanobind::python_error& e) {
     e.restore();
@@ -36,7 +36,7 @@ void init_errors(nanobind::module_& m) {
     try {
       std::rethrow_exception(p);
     } catch (const Z4aiError& e) {
-      raise_python(e.status().code(), e.status().message());
+      raise_python(e.status().code(), e.status().message(), e.status().sys_errno());
     } catch (const std::bad_alloc&) {
       raise_python(zt::ErrorCode::limit_exceeded, "out of memory: the input asks for more than this machine holds");
     }

@@ -4,7 +4,8 @@ The core reads http(s) URLs itself (libcurl); any other URL with a scheme
 goes through fsspec when it and the scheme's backend are installed (an
 optional dependency), through the same lazy readers (.zt, safetensors, GGUF,
 .npy, chosen by extension): headers and manifests on open, each component's
-bytes when it is read. Sharded indexes are not read this way yet.
+bytes when it is read. A sharded index (``NAME.zt.index.json``, safetensors'
+``*.index.json``) opens its shards beside it through the same filesystem.
 """
 
 from __future__ import annotations
@@ -36,10 +37,19 @@ def open_fsspec(url: str, *, verify: bool = False) -> Reader:
         raise UnsupportedError(f"'{url}': reading this URL needs fsspec (pip install fsspec)",
                                "unsupported") from e
     name = url.split("?", 1)[0]  # its extension says the format; the core refuses those it cannot read lazily
-    fs, path = fsspec.core.url_to_fs(url)
-    size = fs.size(path)
+    fs, _ = fsspec.core.url_to_fs(url)
 
-    def read(offset: int, length: int) -> bytes:
-        return fs.cat_file(path, start=offset, end=offset + length)
+    def opener(u: str):
+        """(size, read) of the file at `u` (the URL, or a shard beside an index)."""
+        path = fs._strip_protocol(u)
+        size = fs.size(path)
 
+        def read(offset: int, length: int) -> bytes:
+            return fs.cat_file(path, start=offset, end=offset + length)
+
+        return size, read
+
+    if name.endswith(".json"):  # an index: the core opens the shards through `opener`
+        return Reader(None, verify=verify, _core_reader=_core.Reader.open_with_opener(name, opener, verify))
+    size, read = opener(url)
     return Reader(None, verify=verify, _core_reader=_core.Reader.open_callback(name, size, read, verify))

@@ -258,6 +258,12 @@ class Reader:
         return self._r.format
 
     @property
+    def file_size(self) -> int:
+        """Bytes of the file read (.zt and safetensors, local or remote), summed
+        over every shard of a sharded index; 0 for formats that do not tell."""
+        return self._r.file_size
+
+    @property
     def attributes(self) -> Dict[str, Any]:
         """File attributes (an empty dict when the file has none)."""
         if self._attributes is None:

@@ -1,8 +1,9 @@
 """Reader.get_slice: safetensors-style lazy indexing of one dense object.
 
-Cost model (README "Slices"): a raw (uncompressed) component is a
-read-only view of the mapped file, so indexing it touches only the pages the
-index selects; rows a:b of a 2-D tensor read (b - a) rows. Compressed
+Cost model (README "Slices"): the first index picks a window of rows and
+only those rows are read from a raw (uncompressed) component: a read-only
+view of the mapped file locally, one HTTP range request (or fsspec read)
+remotely; the rest of the index is applied to that window. Compressed
 components (zstd, z4ai) have no random access: each index decodes the whole
 component, then slices it. numpy results of basic indexing on raw data are
 read-only views of the file (like ``Reader.read``); torch results are fresh
@@ -16,6 +17,7 @@ from typing import List
 import numpy as np
 
 from ._dtypes import torch_dtype
+from ._files import is_url
 from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
 from .errors import error
 
@@ -37,6 +39,32 @@ def safetensors_dtype_name(storage: str, logical) -> str:
     return name if name is not None else (logical or storage).upper()
 
 
+def _row_window(key, shape):
+    """(lo, hi, key') when ``key`` starts with an int or a slice of axis 0:
+    rows lo..hi-1 hold everything it selects, and ``key'`` selects the same
+    from those rows. None otherwise (Ellipsis, None, arrays, a 0-d tensor);
+    an out-of-range int is left to numpy's IndexError."""
+    if not shape:
+        return None
+    rest = key if isinstance(key, tuple) else (key,)
+    if not rest:
+        return None
+    first, rows = rest[0], shape[0]
+    if isinstance(first, slice):
+        picked = range(*first.indices(rows))
+        if not picked:
+            return 0, 0, (slice(0, 0),) + rest[1:]
+        lo, hi = min(picked[0], picked[-1]), max(picked[0], picked[-1]) + 1
+        stop = picked[-1] - lo + (1 if picked.step > 0 else -1)
+        return lo, hi, (slice(picked[0] - lo, stop if stop >= 0 else None, picked.step),) + rest[1:]
+    if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
+        i = int(first) + rows if first < 0 else int(first)
+        if not 0 <= i < rows:
+            return None
+        return i, i + 1, (0,) + rest[1:]
+    return None
+
+
 class TensorSlice:
     """One dense object, indexed lazily: ``s[a:b]``, ``s[a:b, c:d]``,
     ``s[..., 3]``, ``s[i]``, negative indices and steps, with numpy's rules
@@ -46,7 +74,7 @@ class TensorSlice:
     ``safe_open(...).get_slice(name)`` (``get_shape``, ``get_dtype``).
     """
 
-    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework")
+    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework", "_ranged")
 
     def __init__(self, reader: Reader, name: str, framework: str):
         if framework not in _FRAMEWORKS:
@@ -60,6 +88,9 @@ class TensorSlice:
         self._name = name
         self._shape, self._storage, self._logical = meta
         self._framework = framework
+        # A local file is mapped: slicing the whole view touches only the
+        # selected pages and costs less Python than cutting a row window.
+        self._ranged = reader.path is None or is_url(reader.path)
 
     def get_shape(self) -> List[int]:
         return list(self._shape)
@@ -73,8 +104,13 @@ class TensorSlice:
         return self._shape[0]
 
     def __getitem__(self, key):
-        # Raw: a view of the mapping, nothing read yet; compressed: decoded.
-        full = self._reader._r.read_dense_one(self._name)
+        window = _row_window(key, self._shape) if self._ranged else None
+        full = None
+        if window is not None:
+            lo, hi, key = window
+            full = self._reader._r.read_dense_rows(self._name, lo, hi)
+        if full is None:  # the index does not start with rows: read it all
+            full = self._reader._r.read_dense_one(self._name)
         if type(full) is tuple:  # bf16/fp8: storage ints viewed as ml_dtypes
             full = _typed(*full)
         part = full[key]

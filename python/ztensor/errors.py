@@ -82,30 +82,38 @@ CODE_TO_CLASS = {
 }
 
 
-# io_error messages end in strerror(errno) (src/common); these errnos get the
-# builtin OSError subclass Python itself would raise.
-_IO_ERRNO_CLASSES = (
-    (_errno.ENOENT, ZTensorFileNotFoundError),
-    (_errno.EACCES, ZTensorPermissionError),
-    (_errno.EPERM, ZTensorPermissionError),
-)
+# A failed system call's errno travels with the Status (zt::Status::sys_errno);
+# these get the builtin OSError subclass Python itself would raise.
+_IO_ERRNO_CLASSES = {
+    _errno.ENOENT: ZTensorFileNotFoundError,
+    _errno.EACCES: ZTensorPermissionError,
+    _errno.EPERM: ZTensorPermissionError,
+}
 
 
-def from_status(code: str, message: str) -> ZTensorError:
-    """The exception for a C++ Status (code name + message)."""
+def io_class_for_errno(sys_errno: int, default: type) -> type:
+    """The OSError subclass for an errno (FileNotFoundError for ENOENT, ...), else ``default``."""
+    return _IO_ERRNO_CLASSES.get(sys_errno, default)
+
+
+def from_status(code: str, message: str, sys_errno: int = 0) -> ZTensorError:
+    """The exception for a C++ Status (code name, message, errno or 0).
+
+    An error with an errno is an OSError with ``.errno``/``.strerror`` set,
+    of the builtin subclass its number calls for.
+    """
     cls = CODE_TO_CLASS.get(code, ZTensorError)
-    if code == "io_error":
-        for number, io_cls in _IO_ERRNO_CLASSES:
-            if message.endswith(": " + _os.strerror(number)):
-                exc = io_cls(message, code)
-                exc.errno, exc.strerror = number, _os.strerror(number)
-                return exc
-    return cls(message, code)
+    if sys_errno and issubclass(cls, OSError):
+        cls = io_class_for_errno(sys_errno, cls)
+    exc = cls(message, code)
+    if sys_errno and isinstance(exc, OSError):
+        exc.errno, exc.strerror = sys_errno, _os.strerror(sys_errno)
+    return exc
 
 
-def error(code: str, message: str) -> ZTensorError:
+def error(code: str, message: str, sys_errno: int = 0) -> ZTensorError:
     """Same as :func:`from_status`, for errors detected in Python."""
-    return from_status(code, message)
+    return from_status(code, message, sys_errno)
 
 
 __all__ = [

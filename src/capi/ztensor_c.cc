@@ -58,8 +58,10 @@ using zt::ErrorCode;
 thread_local std::string g_last_error;
 // Set when even the message could not be stored (out of memory).
 thread_local const char* g_fixed_error = nullptr;
+thread_local int g_last_errno = 0;
 
-int record(ErrorCode code, const std::string& msg) noexcept {
+int record(ErrorCode code, const std::string& msg, int sys_errno = 0) noexcept {
+  g_last_errno = sys_errno;
   try {
     g_last_error = msg;
     g_fixed_error = nullptr;
@@ -70,9 +72,10 @@ int record(ErrorCode code, const std::string& msg) noexcept {
   return static_cast<int>(code);
 }
 
-int fail(const zt::Status& s) noexcept { return record(s.code(), s.message()); }
+int fail(const zt::Status& s) noexcept { return record(s.code(), s.message(), s.sys_errno()); }
 
 int ok() noexcept {
+  g_last_errno = 0;
   g_last_error.clear();
   g_fixed_error = nullptr;
   return ZT_OK;
@@ -127,6 +130,7 @@ std::string quoted_or_null(const char* s) {
 extern "C" {
 
 const char* zt_last_error(void) { return g_fixed_error ? g_fixed_error : g_last_error.c_str(); }
+int zt_last_errno(void) { return g_last_errno; }
 const char* zt_error_name(int code) { return zt::error_code_name(static_cast<ErrorCode>(code)); }
 
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out) {

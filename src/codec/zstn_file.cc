@@ -45,10 +45,10 @@ class PreadFile {
     std::unique_ptr<PreadFile> f(new PreadFile);
     f->path_ = path;
     f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f->fd_ < 0) return zt::Status(zt::ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+    if (f->fd_ < 0) return zt::Status::from_errno(zt::ErrorCode::io_error, "cannot open '" + path + "'", errno);
     struct stat st {};
     if (::fstat(f->fd_, &st) != 0)
-      return zt::Status(zt::ErrorCode::io_error, "cannot stat '" + path + "': " + std::strerror(errno));
+      return zt::Status::from_errno(zt::ErrorCode::io_error, "cannot stat '" + path + "'", errno);
     f->size_ = uint64_t(st.st_size);
     return f;
   }
@@ -63,7 +63,7 @@ class PreadFile {
     while (got < out.size()) {
       const ssize_t n = ::pread(fd_, out.data() + got, out.size() - got, off_t(offset + got));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return {zt::ErrorCode::io_error, "cannot read '" + path_ + "': " + std::strerror(errno)};
+      if (n < 0) return zt::Status::from_errno(zt::ErrorCode::io_error, "cannot read '" + path_ + "'", errno);
       if (n == 0)
         return {zt::ErrorCode::length_mismatch, "'" + path_ + "' ends at byte " + std::to_string(offset + got) +
                                                     ", reading " + std::to_string(out.size()) + " bytes at " +

@@ -19,7 +19,7 @@ namespace zt {
 namespace {
 
 Status io_error(const std::string& what, const std::string& path) {
-  return Status(ErrorCode::io_error, what + " '" + path + "': " + std::strerror(errno));
+  return Status::from_errno(ErrorCode::io_error, what + " '" + path + "'", errno);
 }
 
 std::string dir_of(const std::string& path) {

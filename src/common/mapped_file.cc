@@ -13,12 +13,12 @@ namespace zt {
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
-    return Status(ErrorCode::io_error, "cannot stat '" + path + "': " + std::strerror(e));
+    return Status::from_errno(ErrorCode::io_error, "cannot stat '" + path + "'", e);
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -32,7 +32,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
     if (p == MAP_FAILED) {
       int e = errno;
       ::close(fd);
-      return Status(ErrorCode::io_error, "cannot mmap '" + path + "': " + std::strerror(e));
+      return Status::from_errno(ErrorCode::io_error, "cannot mmap '" + path + "'", e);
     }
     f->data_ = static_cast<const uint8_t*>(p);
   }
@@ -44,7 +44,7 @@ Status MappedFile::check_backed(uint64_t end) const {
   if (fd_ < 0) return Status::Ok();
   struct stat st {};
   if (::fstat(fd_, &st) != 0)
-    return Status(ErrorCode::io_error, "cannot stat '" + path_ + "': " + std::strerror(errno));
+    return Status::from_errno(ErrorCode::io_error, "cannot stat '" + path_ + "'", errno);
   if (static_cast<uint64_t>(st.st_size) < end)
     return Status(ErrorCode::io_error, "'" + path_ + "' was truncated to " + std::to_string(st.st_size) +
                                            " bytes while open (mapped " + std::to_string(size_) + ", need " +
@@ -57,7 +57,7 @@ Status MappedFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
   while (done < out.size()) {
     ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status(ErrorCode::io_error, "cannot read '" + path_ + "': " + std::strerror(errno));
+    if (n < 0) return Status::from_errno(ErrorCode::io_error, "cannot read '" + path_ + "'", errno);
     if (n == 0)
       return Status(ErrorCode::io_error, "'" + path_ + "' was truncated while open: no bytes at offset " +
                                              std::to_string(offset + done) + " (mapped " + std::to_string(size_) + ")");

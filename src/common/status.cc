@@ -1,5 +1,7 @@
 #include "ztensor/status.h"
 
+#include <cstring>
+
 namespace zt {
 
 const char* error_code_name(ErrorCode code) {
@@ -87,6 +89,20 @@ Status::Status(ErrorCode code, std::string message) : code_(code), message_(std:
       break;
     }
   }
+}
+
+Status Status::from_errno(ErrorCode code, std::string message, int err) {
+  message += ": ";
+  message += std::strerror(err);
+  Status s(code, std::move(message));
+  s.sys_errno_ = err;
+  return s;
+}
+
+Status Status::with_prefix(std::string_view prefix) const {
+  Status s(code_, std::string(prefix) + message_);
+  s.sys_errno_ = sys_errno_;
+  return s;
 }
 
 std::string Status::to_string() const {

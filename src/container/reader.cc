@@ -57,9 +57,14 @@ Reader::~Reader() = default;
 
 Result<std::unique_ptr<Reader>> Reader::open(const std::string& path, ReadOptions options) {
   ZT_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+  return open(std::move(file), options);
+}
+
+Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const MappedFile> file, ReadOptions options) {
+  if (!file) return Status(ErrorCode::invalid_argument, "Reader::open: null MappedFile");
   auto bytes = file->bytes();
   auto r = open_memory(bytes, file, options);
-  if (!r.ok()) return Status(r.status().code(), "'" + path + "': " + r.status().message());
+  if (!r.ok()) return r.status().with_prefix("'" + file->path() + "': ");
   (*r)->file_ = std::move(file);
   return r;
 }
@@ -86,7 +91,7 @@ Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const ByteSource> s
     // Bytes crossed a network or a store we do not control: check every digest.
     options.verify_on_read = true;
   }
-  if (Status s = r->load(options); !s.ok()) return Status(s.code(), "'" + source->name() + "': " + s.message());
+  if (Status s = r->load(options); !s.ok()) return s.with_prefix("'" + source->name() + "': ");
   return r;
 }
 
@@ -154,13 +159,29 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
   ZT_RETURN_IF_ERROR(check_backed(*c));
-  ZT_ASSIGN_OR_RETURN(auto stored, stored_bytes(*c));
+  ZT_ASSIGN_OR_RETURN(auto stored, read_stored(o, role, *c));
   // Bytes we decode anyway are checked by default (as ztensor 1.2.x did);
   // raw zero-copy views only when asked, since hashing would read them all.
   const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
   if (check && !c->digest.empty())
     ZT_RETURN_IF_ERROR(check_digest(c->digest, stored.bytes, describe(o, std::string(role))));
   return decode_component(o, role, *c, stored);
+}
+
+Result<ComponentBytes> Reader::read_component_range(const Object& o, std::string_view role, uint64_t offset,
+                                                   uint64_t length) const {
+  const Component* c = o.find(role);
+  const bool in_place = c && c->encoding == Encoding::raw && (!c->big_endian || dtype_width(c->dtype) == 1) &&
+                        !(options_.verify_on_read && !c->digest.empty());
+  if (!in_place) return TensorSource::read_component_range(o, role, offset, length);
+  ZT_RETURN_IF_ERROR(check_component_range(o, role, c->length, offset, length));
+  ZT_RETURN_IF_ERROR(check_backed(*c));
+  if (file_ && options_.verify_on_read) {  // as read_stored: never touch the mapping
+    ZT_ASSIGN_OR_RETURN(auto out, allocate_output(length, describe(o, std::string(role))));
+    ZT_RETURN_IF_ERROR(file_->read_at(c->offset + offset, out.span()));
+    return out.as_component();
+  }
+  return fetch(c->offset + offset, length);
 }
 
 Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_view role, const Component& c,
@@ -278,6 +299,17 @@ Status Reader::verify_object(const Object& o) const {
 Status Reader::check_backed(const Component& c) const {
   // offset + length was checked against the mapping on open.
   return file_ ? file_->check_backed(c.offset + c.length) : Status::Ok();
+}
+
+Result<ComponentBytes> Reader::read_stored(const Object& o, std::string_view role, const Component& c) const {
+  // Only a raw component read without verification stays a view of the
+  // mapping (the zero-copy promise). Everything else is read with pread:
+  // decoding or hashing a view would touch every page, and a file truncated
+  // meanwhile would kill the process with SIGBUS instead of an io_error.
+  // Conversions read with verify_on_read, so they never touch the mapping.
+  const bool view = c.encoding == Encoding::raw && !options_.verify_on_read;
+  if (!file_ || view) return stored_bytes(c);
+  return copy_with_pread(*file_, c, describe(o, std::string(role)));
 }
 
 Status Reader::verify() const {

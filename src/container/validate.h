@@ -22,6 +22,11 @@ struct ValidationRules {
 // "object 'w' component 'data'" for messages.
 std::string describe(const Object& o, const std::string& role = "");
 
+// offset_out_of_range unless [offset, offset + length) lies within a
+// component of `size` decoded bytes (read_component_range's rule).
+Status check_component_range(const Object& o, std::string_view role, uint64_t size, uint64_t offset,
+                             uint64_t length);
+
 // Element count of the logical shape; shape_overflow on u64 overflow.
 Result<uint64_t> element_count(const Object& o);
 

@@ -16,6 +16,7 @@
 #include "convert/shard_index.h"
 #include "convert/zt_index_source.h"
 #include "remote/http_byte_source.h"
+#include "ztensor/mapped_file.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 #include "ztensor/sharded_writer.h"
@@ -90,6 +91,9 @@ Status add_warning_for_unknown_types(const Object& o, ConvertStats& stats) {
   return Status::Ok();
 }
 
+// A sniffed format, else the extension's (an index by what its shards are).
+FileFormat format_of(std::optional<FileFormat> sniffed, const std::string& path);
+
 // The format the first bytes of a file of `size` bytes show, if any.
 std::optional<FileFormat> sniff_format(const uint8_t* head, size_t n, uint64_t size, const std::string& path) {
   if (n >= 4 && std::memcmp(head, "ZTEN", 4) == 0) return FileFormat::zt;  // ZTEN1000, legacy ZTEN0001
@@ -114,7 +118,7 @@ std::string url_path(const std::string& url) { return url.substr(0, url.find_fir
 Result<FileFormat> detect_url_format(const std::string& url) {
   const std::string path = url_path(url);
   if (FileFormat by_name = format_from_extension(path); by_name != FileFormat::unknown) return by_name;
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
+  ZT_ASSIGN_OR_RETURN(auto source, open_url(url));
   uint8_t head[kSniffBytes] = {};
   const size_t n = static_cast<size_t>(std::min<uint64_t>(source->size(), kSniffBytes));
   ZT_RETURN_IF_ERROR(source->read_at(0, {head, n}));
@@ -143,7 +147,7 @@ Result<std::unique_ptr<TensorSource>> open_remote(const std::string& url, FileFo
   if (format != FileFormat::zt && format != FileFormat::safetensors && format != FileFormat::gguf &&
       format != FileFormat::npy)
     return unsupported_remote(redact_url(url), format);
-  ZT_ASSIGN_OR_RETURN(auto bytes, open_http(url));
+  ZT_ASSIGN_OR_RETURN(auto bytes, open_url(url));
   return open_source(std::move(bytes), format, verify_on_read);
 }
 
@@ -194,17 +198,17 @@ bool format_supported(FileFormat f) {
   }
 }
 
-bool is_remote_url(const std::string& path) { return is_http_url(path); }
+bool is_remote_url(const std::string& path) { return is_url_path(path); }
 
 Result<uint64_t> remote_file_size(const std::string& url) {
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(url));
+  ZT_ASSIGN_OR_RETURN(auto source, open_url(url));
   return source->size();
 }
 
 Result<FileFormat> detect_format(const std::string& path) {
-  if (is_http_url(path)) return detect_url_format(path);
+  if (is_url_path(path)) return detect_url_format(path);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(ErrorCode::io_error, "cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
   uint8_t head[kSniffBytes] = {};
   size_t n = 0;
   while (n < sizeof head) {
@@ -215,8 +219,13 @@ Result<FileFormat> detect_format(const std::string& path) {
   }
   off_t size = ::lseek(fd, 0, SEEK_END);
   ::close(fd);
-  if (auto sniffed = sniff_format(head, n, size < 0 ? 0 : static_cast<uint64_t>(size), path))
-    return *sniffed;
+  return format_of(sniff_format(head, n, size < 0 ? 0 : static_cast<uint64_t>(size), path), path);
+}
+
+namespace {
+
+FileFormat format_of(std::optional<FileFormat> sniffed, const std::string& path) {
+  if (sniffed) return *sniffed;
   FileFormat by_name = format_from_extension(path);
   // An index's shards decide what it indexes, whatever the index is called.
   if (by_name == FileFormat::safetensors_index || by_name == FileFormat::zt_index) {
@@ -225,6 +234,8 @@ Result<FileFormat> detect_format(const std::string& path) {
   }
   return by_name;
 }
+
+}  // namespace
 
 Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path) {
   ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
@@ -265,13 +276,20 @@ Result<std::unique_ptr<TensorSource>> open_safetensors_memory(std::span<const ui
 }
 
 Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read) {
-  ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
-  if (is_http_url(path)) return open_remote(path, format, verify_on_read);
+  if (is_url_path(path)) {
+    ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
+    return open_remote(path, format, verify_on_read);
+  }
+  // The file is opened once: mapped, sniffed from the mapping, and a .zt
+  // read in place (open + get_slice is open-bound; see docs/benchmarks.md).
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  const auto head = mapped->bytes().first(std::min<size_t>(mapped->size(), kSniffBytes));
+  const FileFormat format = format_of(sniff_format(head.data(), head.size(), mapped->size(), path), path);
   switch (format) {
     case FileFormat::zt: {
       ReadOptions ro;
       ro.verify_on_read = verify_on_read;
-      ZT_ASSIGN_OR_RETURN(auto reader, Reader::open(path, ro));
+      ZT_ASSIGN_OR_RETURN(auto reader, Reader::open(std::move(mapped), ro));
       return std::unique_ptr<TensorSource>(std::move(reader));
     }
     case FileFormat::safetensors:

@@ -1,31 +1,63 @@
 #include "convert/path_open.h"
 
+#include "ztensor/convert.h"
+
+#include <cctype>
 #include <vector>
 
 #include "remote/http_byte_source.h"
 #include "ztensor/mapped_file.h"
 
 namespace zt {
+namespace {
+
+thread_local const ScopedUrlOpener* g_url_opener = nullptr;
+
+// "s3://bucket/key": a scheme of letters, digits, + - . before "://".
+bool has_scheme(const std::string& path) {
+  const size_t colon = path.find("://");
+  if (colon == std::string::npos || colon == 0) return false;
+  for (size_t i = 0; i < colon; ++i) {
+    const char c = path[i];
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ScopedUrlOpener::ScopedUrlOpener(UrlOpener opener) : opener_(std::move(opener)), outer_(g_url_opener) {
+  g_url_opener = this;
+}
+
+ScopedUrlOpener::~ScopedUrlOpener() { g_url_opener = outer_; }
+
+bool is_url_path(const std::string& path) { return is_http_url(path) || (g_url_opener && has_scheme(path)); }
+
+Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url) {
+  if (is_http_url(url) || !g_url_opener) return open_http(url);
+  return g_url_opener->opener_(url);
+}
 
 Result<std::unique_ptr<Reader>> open_zt_path(const std::string& path, ReadOptions options) {
-  if (!is_http_url(path)) return Reader::open(path, options);
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+  if (!is_url_path(path)) return Reader::open(path, options);
+  ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
   return Reader::open(std::move(source), options);
 }
 
 Result<std::unique_ptr<SafetensorsFile>> open_safetensors_path(const std::string& path) {
-  if (!is_http_url(path)) return SafetensorsFile::open(path);
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+  if (!is_url_path(path)) return SafetensorsFile::open(path);
+  ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
   return SafetensorsFile::open(std::move(source));
 }
 
 Result<WholeFile> read_whole_path(const std::string& path, uint64_t cap) {
-  if (!is_http_url(path)) {
+  if (!is_url_path(path)) {
     ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
     auto bytes = mapped->bytes();
     return WholeFile{bytes, std::move(mapped)};
   }
-  ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+  ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
   if (source->size() > cap)
     return Status(ErrorCode::limit_exceeded, "'" + source->name() + "' is " + std::to_string(source->size()) +
                                                  " bytes, over the cap of " + std::to_string(cap));

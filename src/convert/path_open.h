@@ -12,6 +12,12 @@
 
 namespace zt {
 
+// An http(s) URL, or a URL of another scheme while a ScopedUrlOpener is
+// active on this thread.
+bool is_url_path(const std::string& path);
+// A positional-read source for such a URL. Errors: the opener's, open_http's.
+Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url);
+
 // A .zt file: mapped when local, read by range when a URL.
 Result<std::unique_ptr<Reader>> open_zt_path(const std::string& path, ReadOptions options);
 // A safetensors file: mapped when local, read by range when a URL.

@@ -339,11 +339,16 @@ Result<std::span<const uint8_t>> SafetensorsFile::read_span(uint64_t offset, uin
 }
 
 Result<ComponentBytes> SafetensorsFile::tensor_bytes(const SafetensorsTensor& t) const {
-  if (!source_) return ComponentBytes{t.data, owner_, true};
-  const uint64_t length = t.end - t.begin;
+  return tensor_range(t, 0, t.end - t.begin);
+}
+
+Result<ComponentBytes> SafetensorsFile::tensor_range(const SafetensorsTensor& t, uint64_t offset,
+                                                     uint64_t length) const {
+  if (!source_)
+    return ComponentBytes{t.data.subspan(static_cast<size_t>(offset), static_cast<size_t>(length)), owner_, true};
   if (length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "safetensors tensor " + sq(t.name) + " does not fit in memory");
   auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(length));
-  ZT_RETURN_IF_ERROR(source_->read_at(kSafetensorsPrefixBytes + header_size_ + t.begin, *owned));
+  ZT_RETURN_IF_ERROR(source_->read_at(kSafetensorsPrefixBytes + header_size_ + t.begin + offset, *owned));
   std::span<const uint8_t> view(owned->data(), owned->size());
   return ComponentBytes{view, std::move(owned), false};
 }

@@ -80,6 +80,8 @@ class SafetensorsFile {
   // A tensor's bytes: its view of the mapping, or read from the source.
   // Errors: the source's read errors.
   Result<ComponentBytes> tensor_bytes(const SafetensorsTensor& t) const;
+  // Bytes [offset, offset + length) of a tensor (the caller checked the range).
+  Result<ComponentBytes> tensor_range(const SafetensorsTensor& t, uint64_t offset, uint64_t length) const;
   // Keeps the mapping alive; share it with views handed to other owners.
   const std::shared_ptr<const void>& owner() const { return owner_; }
 

@@ -20,6 +20,10 @@ class SafetensorsTensorSource final : public IndexedSource {
   const char* format_name() const override { return "safetensors"; }
   Status verify() const override { return Status::Ok(); }  // the format has no digests
   std::vector<std::string> shard_paths() const override;
+  uint64_t file_size() const override;  // every shard's, summed
+  // Reads only the range from the shard (safetensors tensors are stored as-is).
+  Result<ComponentBytes> read_component_range(const Object& object, std::string_view role, uint64_t offset,
+                                              uint64_t length) const override;
 
   const SafetensorsSource& source() const { return src_; }
 

@@ -58,6 +58,21 @@ bool is_shard_of(const std::string& file, const std::string& base) {
          digits(rest.substr(5 + kDigits, kDigits)) && rest.substr(5 + 2 * kDigits) == ".zt";
 }
 
+// Removes NAME-?????-of-?????.zt files of an earlier set that are not in
+// `keep`: beside a new set (or a new single NAME.zt) they would look like
+// part of it. Best effort: what was just published is already complete.
+void remove_stale_shards(const std::string& stem, const std::set<std::string>& keep) {
+  const std::string base = base_name(stem);
+  if (base.empty()) return;
+  try {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_of(stem))) {
+      const std::string name = entry.path().filename().string();
+      if (is_shard_of(name, base) && !keep.count(name)) ::unlink(entry.path().c_str());
+    }
+  } catch (const std::filesystem::filesystem_error&) {
+  }
+}
+
 // NAME (with its folder) and where a one-shard result goes, from the
 // path given: NAME.zt or NAME.zt.index.json.
 struct SetNames {
@@ -82,7 +97,6 @@ Result<std::vector<std::string>> publish_set(const std::string& stem,
                                              const std::function<Status(size_t, const std::string&)>& publish_shard) {
   const size_t n = shard_objects.size();
   const std::string base = base_name(stem);
-  const std::string dir = dir_of(stem);
   const std::string folder_prefix = stem.substr(0, stem.size() - base.size());  // "" or ".../"
   std::vector<std::string> files;
   std::map<std::string, std::string> weight_map;
@@ -98,6 +112,9 @@ Result<std::vector<std::string>> publish_set(const std::string& stem,
   ZT_ASSIGN_OR_RETURN(auto index, AtomicFile::create(index_path, durable));
   ZT_RETURN_IF_ERROR(index->write({reinterpret_cast<const uint8_t*>(json.data()), json.size()}));
   ZT_RETURN_IF_ERROR(index->seal());
+  // An earlier set's index would name the new shards as they are renamed
+  // over the old ones one by one (a mixed set): drop it before the first.
+  ::unlink(index_path.c_str());
   Status s;
   size_t published = 0;
   while (published < n && (s = publish_shard(published, files[published])).ok()) ++published;
@@ -107,16 +124,12 @@ Result<std::vector<std::string>> publish_set(const std::string& stem,
     return s;
   }
   // Shards of an earlier set with another count would sit beside the new
-  // set looking like part of it; the new index is in place, so drop them.
+  // set looking like part of it, and a single NAME.zt of an earlier write
+  // would shadow it; the new index is in place, so drop them.
   std::set<std::string> current;
   for (const auto& f : files) current.insert(base_name(f));
-  try {  // best effort: the new set is already complete and published
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (is_shard_of(name, base) && !current.count(name)) ::unlink(entry.path().c_str());
-    }
-  } catch (const std::filesystem::filesystem_error&) {
-  }
+  ::unlink((stem + ".zt").c_str());
+  remove_stale_shards(stem, current);
   files.push_back(index_path);
   return files;
 }
@@ -275,6 +288,10 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
   if (!s.ok() || shards_.size() == 1) {
     abort();
     if (!s.ok()) return s;
+    // NAME.zt replaces an earlier sharded NAME: its index goes first, so a
+    // reader finds either that whole set or no index, then its shards.
+    ::unlink((stem_ + ".zt.index.json").c_str());
+    remove_stale_shards(stem_, {});
     return std::vector<std::string>{single_};
   }
   auto files = publish_set(stem_, shard_objects_, total_size_, durable_, [this](size_t i, const std::string& dest) {

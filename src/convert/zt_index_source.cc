@@ -59,6 +59,20 @@ Result<ComponentBytes> ZtIndexSource::read_component(const Object& object, std::
   return shards_[it->second.shard]->read_component(*it->second.own, role);
 }
 
+Result<ComponentBytes> ZtIndexSource::read_component_range(const Object& object, std::string_view role,
+                                                          uint64_t offset, uint64_t length) const {
+  auto it = owner_.find(object.name);
+  if (it == owner_.end())
+    return Status(ErrorCode::not_found, "zt index: no object '" + object.name + "'");
+  return shards_[it->second.shard]->read_component_range(*it->second.own, role, offset, length);
+}
+
+uint64_t ZtIndexSource::file_size() const {
+  uint64_t total = 0;
+  for (const auto& shard : shards_) total += shard->file_size();
+  return total;
+}
+
 Status ZtIndexSource::verify() const {
   for (size_t i = 0; i < shards_.size(); ++i) {
     Status s = shards_[i]->verify();

@@ -28,9 +28,13 @@ class ZtIndexSource final : public TensorSource {
   const Object* find(std::string_view name) const override;
   // Errors: not_found, then the owning shard's Reader errors.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
+  Result<ComponentBytes> read_component_range(const Object& object, std::string_view role, uint64_t offset,
+                                              uint64_t length) const override;
   // Every shard's digests, in shard order; the first failure names its shard.
   Status verify() const override;
   std::vector<std::string> shard_paths() const override { return paths_; }
+  // The sum of the shards' sizes (the index file itself not counted).
+  uint64_t file_size() const override;
 
  private:
   ZtIndexSource() = default;

@@ -23,11 +23,8 @@ bool is_file(const char* path) {
   return path && *path && ::stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string choose() {
-  for (const char* var : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
-    const char* v = std::getenv(var);
-    if (v && *v) return v;  // as given: a wrong path then fails loudly in the TLS handshake
-  }
+// The distribution's bundle when libcurl's compiled-in one is absent, else "".
+std::string system_fallback() {
   const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
   if (info && is_file(info->cainfo)) return {};
   for (const char* path : kKnownBundles)
@@ -38,8 +35,12 @@ std::string choose() {
 }  // namespace
 
 const char* ca_bundle() {
-  static const std::string chosen = choose();
-  return chosen.empty() ? nullptr : chosen.c_str();
+  // Read per request, so a host (or a test) can set it after start; a wrong
+  // path is used as given and then fails loudly in the TLS handshake.
+  for (const char* var : {"ZT_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"})
+    if (const char* v = std::getenv(var); v && *v) return v;
+  static const std::string fallback = system_fallback();
+  return fallback.empty() ? nullptr : fallback.c_str();
 }
 
 }  // namespace zt::http

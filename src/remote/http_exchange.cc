@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -19,6 +20,13 @@ constexpr long kConnectTimeoutSeconds = 10;
 constexpr long kStallSeconds = 30;
 constexpr long kStallBytesPerSecond = 1;
 constexpr long kMaxRedirects = 5;
+
+// libcurl's text for a refused certificate says what failed, not what to do.
+std::string tls_hint(CURLcode rc) {
+  if (rc != CURLE_PEER_FAILED_VERIFICATION && rc != CURLE_SSL_CACERT_BADFILE && rc != CURLE_SSL_CERTPROBLEM)
+    return "";
+  return " (the server's TLS certificate could not be verified: set ZT_CA_BUNDLE to the CA file that signed it)";
+}
 
 struct Transfer {
   std::span<uint8_t> out;
@@ -126,7 +134,7 @@ Status get_range(Handle& h, const std::string& url, uint64_t first, std::span<ui
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.status);
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && reply.overflow)) {
     reply.transient = transient_curl_error(rc);
-    return Status(ErrorCode::io_error, std::string(error[0] ? error : curl_easy_strerror(rc)));
+    return Status(ErrorCode::io_error, std::string(error[0] ? error : curl_easy_strerror(rc)) + tls_hint(rc));
   }
   reply.transient = reply.status >= 500 || reply.status == 429;
   return Status::Ok();

@@ -65,15 +65,30 @@ def wait_listening(port, proc=None):
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {STARTUP_SECONDS} s")
 
 
+def make_tls_cert(tmp: Path):
+    """A throwaway CA and a certificate for 127.0.0.1 signed by it, made with
+    the openssl command (Debian). Returns (ca.pem, cert.pem, key.pem)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ca, ca_key, cert, key, csr = (tmp / n for n in ("ca.pem", "ca.key", "cert.pem", "key.pem", "cert.csr"))
+    run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True)  # noqa: E731
+    run("req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=zTensor test CA")
+    run("req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1")
+    ext = tmp / "ext.cnf"
+    ext.write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    run("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert, "-days", "2",
+        "-extfile", ext)
+    return ca, cert, key
+
+
 class Nginx:
-    """nginx serving `root` on 127.0.0.1; `requests()` parses its access log. With
-    tls=(certificate, key) it serves https."""
+    """nginx serving `root` on 127.0.0.1 (over TLS when given `tls=(cert,
+    key)`); `requests()` parses its access log."""
 
     def __init__(self, root: Path, tmp: Path, tls=None):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
         self.root, self.tmp, self.port = root, tmp, free_port()
         self.scheme = "https" if tls else "http"
-        tls_conf = f" ssl; ssl_certificate {tls[0]}; ssl_certificate_key {tls[1]}" if tls else ""
+        tls_conf = f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else ""
         conf = tmp / "nginx.conf"
         conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf))
         self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],

@@ -2,6 +2,7 @@
 .code, a missing file is also FileNotFoundError (unreadable: PermissionError),
 and error text never carries bytes that are not printable UTF-8."""
 
+import errno
 import os
 import struct
 
@@ -41,8 +42,22 @@ def test_missing_file_is_file_not_found(tmp_path):
 
 def test_permission_error_from_status():
     # EACCES from the core (root reads any file, so a chmod 0 test would only skip here).
-    e = ztensor.errors.from_status("io_error", f"cannot open '/x.zt': {os.strerror(13)}")
+    e = ztensor.errors.from_status("io_error", "cannot open '/x.zt'", 13)
     assert isinstance(e, PermissionError) and isinstance(e, ztensor.ZTensorIOError) and e.errno == 13
+    # The class comes from the errno the core carries, not from the text.
+    e = ztensor.errors.from_status("io_error", f"cannot open '/x.zt': {os.strerror(13)}")
+    assert type(e) is ztensor.ZTensorIOError and e.errno is None
+
+
+def test_errno_travels_from_the_io_layer(tmp_path):
+    # ENOTDIR: strerror text the old parser did not know, so .errno was None.
+    (tmp_path / "f").write_bytes(b"x")
+    with pytest.raises(ztensor.ZTensorIOError) as e:
+        ztensor.open(tmp_path / "f" / "m.zt")
+    assert e.value.errno == errno.ENOTDIR and e.value.strerror == os.strerror(errno.ENOTDIR)
+    with pytest.raises(FileNotFoundError) as e:
+        ztensor.convert(tmp_path / "missing.safetensors", tmp_path / "o.zt")
+    assert e.value.errno == errno.ENOENT
 
 
 def test_non_utf8_safetensors_header_gives_escaped_ztensor_error(tmp_path):

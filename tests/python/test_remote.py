@@ -455,31 +455,39 @@ def test_fsspec_url_of_safetensors_and_npy(tmp_path):
         fs.rm(base, recursive=True)
 
 
-def test_s3_url_through_fsspec_against_moto(tmp_path, monkeypatch):
-    import boto3
+@pytest.fixture
+def moto_s3(tmp_path, monkeypatch):
+    """moto's S3 server on loopback, with s3fs (through fsspec) pointed at it."""
     import fsspec
+    import s3fs
 
     from _servers import MotoS3
 
     server = MotoS3(tmp_path)
-    try:
-        for k, v in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"),
-                     ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", server.endpoint)):
-            monkeypatch.setenv(k, v)
-        fsspec.config.conf.pop("s3", None)
-        path = tmp_path / "m.zt"
-        ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(path), checksum="sha256")
-        s3 = boto3.client("s3", endpoint_url=server.endpoint)
-        s3.create_bucket(Bucket="models")
-        s3.upload_file(str(path), "models", "m.zt")
-        before = len(server.requests())
-        r = ztensor.open("s3://models/m.zt")
-        np.testing.assert_array_equal(r.read("small"), SMALL)
-        gets = [(line, status) for line, status in server.requests()[before:] if line.startswith("GET /models/m.zt")]
-        assert gets and all(status == 206 for _, status in gets)  # every object read was a range
-        np.testing.assert_array_equal(r.read("big"), BIG)
-    finally:
-        server.stop()
+    for k, v in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"),
+                 ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", server.endpoint)):
+        monkeypatch.setenv(k, v)
+    fsspec.config.conf.pop("s3", None)
+    s3fs.S3FileSystem.clear_instance_cache()  # an earlier test's instance points at its own (stopped) server
+    yield server
+    server.stop()
+
+
+def test_s3_url_through_fsspec_against_moto(tmp_path, moto_s3):
+    import boto3
+
+    server = moto_s3
+    path = tmp_path / "m.zt"
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(path), checksum="sha256")
+    s3 = boto3.client("s3", endpoint_url=server.endpoint)
+    s3.create_bucket(Bucket="models")
+    s3.upload_file(str(path), "models", "m.zt")
+    before = len(server.requests())
+    r = ztensor.open("s3://models/m.zt")
+    np.testing.assert_array_equal(r.read("small"), SMALL)
+    gets = [(line, status) for line, status in server.requests()[before:] if line.startswith("GET /models/m.zt")]
+    assert gets and all(status == 206 for _, status in gets)  # every object read was a range
+    np.testing.assert_array_equal(r.read("big"), BIG)
 
 
 @needs_zt
@@ -501,3 +509,112 @@ def test_file_shorter_than_the_probe_is_read_whole(served):
     for name in ("tiny.zt", "empty.zt"):
         with pytest.raises(ztensor.errors.FormatError, match="does not start with ZTEN1000"):
             ztensor.open(served.url(name))
+
+
+@pytest.fixture(scope="module")
+def served_embedding(tmp_path_factory):
+    root = tmp_path_factory.mktemp("www-emb")
+    emb = np.arange(4096 * 256, dtype=np.float32).reshape(4096, 256)  # 4 MiB, 1 KiB rows, no digest
+    ztensor.numpy.save_file({"emb": emb}, str(root / "e.zt"))
+    from safetensors.numpy import save_file
+    save_file({"emb": emb}, str(root / "e.safetensors"))
+    server = Nginx(root, tmp_path_factory.mktemp("nginx-emb"))
+    yield server, emb
+    server.stop()
+
+
+@pytest.mark.parametrize("name", ["e.zt", "e.safetensors"])
+@pytest.mark.parametrize("framework", ["numpy", "torch"])
+def test_get_slice_of_a_url_fetches_only_the_rows(served_embedding, name, framework):
+    server, emb = served_embedding
+    r = ztensor.open(server.url(name))
+    server.clear_log()
+    s = r.get_slice("emb", framework)
+    rows = s[1000:1010]
+    np.testing.assert_array_equal(np.asarray(rows), emb[1000:1010])
+    np.testing.assert_array_equal(np.asarray(s[-3, 5:9]), emb[-3, 5:9])
+    np.testing.assert_array_equal(np.asarray(s[20:2:-7, ::3]), emb[20:2:-7, ::3])
+    with ztensor.open(server.root / name) as local:  # where the tensor's bytes sit in the file
+        _, _, _, _, _, start, length, _ = local._r.index()[0]
+    # The open's last request can reach the log after clear_log(): count the
+    # requests inside the tensor only. One range per index, each no larger
+    # than its rows (+ HTTP headers); the whole 4 MiB tensor was fetched before.
+    data = []
+    for _, rng, _, sent in server.requests():
+        first, last = map(int, rng[len("bytes="):].split("-"))
+        if first >= start and last < start + length:
+            data.append(sent)
+    assert len(data) == 3, server.requests()
+    assert sum(data) < (10 + 1 + 15) * 1024 + 3 * 1024, server.requests()
+
+
+@pytest.fixture(scope="module")
+def served_tls(tmp_path_factory):
+    from _servers import make_tls_cert
+
+    root = tmp_path_factory.mktemp("www-tls")
+    ztensor.numpy.save_file({"big": BIG, "small": SMALL}, str(root / "m.zt"), checksum="sha256")
+    ca, cert, key = make_tls_cert(tmp_path_factory.mktemp("tls"))
+    server = Nginx(root, tmp_path_factory.mktemp("nginx-tls"), tls=(cert, key))
+    yield server, ca
+    server.stop()
+
+
+def test_https_url_with_the_ca_given_by_zt_ca_bundle(served_tls, monkeypatch):
+    server, ca = served_tls
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    monkeypatch.setenv("ZT_CA_BUNDLE", str(ca))
+    server.clear_log()
+    with ztensor.open(server.url("m.zt")) as r:
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+    log = server.requests()
+    assert log and all(status == 206 for _, _, status, _ in log), log
+    assert served_bytes(server) < OVERHEAD_BYTES + SMALL.nbytes
+
+
+@needs_zt
+def test_cli_reads_https_with_curl_ca_bundle(served_tls, monkeypatch):
+    server, ca = served_tls
+    env = {k: v for k, v in __import__("os").environ.items() if k != "ZT_CA_BUNDLE"}
+    env["CURL_CA_BUNDLE"] = str(ca)
+    out = subprocess.run([ZT, "ls", server.url("m.zt")], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "small" in out.stdout, out.stderr
+
+
+def test_untrusted_certificate_is_refused_clearly(served_tls, monkeypatch):
+    server, _ = served_tls
+    monkeypatch.delenv("ZT_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    server.clear_log()
+    with pytest.raises(ztensor.ZTensorIOError) as e:
+        ztensor.open(server.url("m.zt"))
+    assert e.value.code == "io_error"
+    assert "certificate" in str(e.value) and "ZT_CA_BUNDLE" in str(e.value), str(e.value)
+    assert server.requests() == []  # refused in the handshake: no request reached nginx
+
+
+def test_s3_sharded_indexes_through_fsspec_against_moto(tmp_path, moto_s3):
+    import boto3
+    from safetensors.numpy import save_file as st_save
+
+    server = moto_s3
+    tensors = {f"w{i}": np.full(256, i, np.float32) for i in range(4)}
+    local = tmp_path / "set"
+    local.mkdir()
+    ztensor.numpy.save_file(tensors, str(local / "model.zt"), max_shard_size=2100)  # 2 tensors a shard
+    st_save(tensors, str(local / "st-00001-of-00001.safetensors"))
+    (local / "st.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": 4096}, "weight_map": {k: "st-00001-of-00001.safetensors" for k in tensors}}))
+    s3 = boto3.client("s3", endpoint_url=server.endpoint)
+    s3.create_bucket(Bucket="models")
+    for p in local.iterdir():
+        s3.upload_file(str(p), "models", p.name)
+    for index, fmt in (("model.zt.index.json", "zt_index"), ("st.safetensors.index.json", "safetensors")):
+        before = len(server.requests())
+        with ztensor.open(f"s3://models/{index}") as r:
+            assert r.format == fmt and sorted(r.keys()) == sorted(tensors)
+            np.testing.assert_array_equal(r.read("w3"), tensors["w3"])
+        gets = [line for line, _ in server.requests()[before:] if line.startswith("GET /models/")]
+        assert any(index in g for g in gets), gets
+    loaded = ztensor.numpy.load_file("s3://models/model.zt.index.json")
+    assert sorted(loaded) == sorted(tensors)

@@ -1,12 +1,11 @@
-"""https:// reads find a CA bundle: CURL_CA_BUNDLE, then SSL_CERT_FILE, name one explicitly
-(src/remote/ca_bundle.cc), which is how a user of the manylinux wheel on a distribution whose CA
-file is elsewhere than Debian's points it at theirs. nginx serves a .zt over TLS on loopback with a
-self-signed certificate that only the named bundle trusts; `zt info URL` runs in a fresh process
-because the choice is made once per process."""
+"""https:// reads find a CA bundle: ZT_CA_BUNDLE, then CURL_CA_BUNDLE, then SSL_CERT_FILE, name one
+explicitly (src/remote/ca_bundle.cc), which is how a user of the manylinux wheel on a distribution
+whose CA file is elsewhere than Debian's points it at theirs. nginx serves a .zt over TLS on loopback
+with a certificate from a throwaway CA that only the named bundle trusts; `zt info URL` runs in a
+fresh process with exactly the variables each test sets."""
 
 import os
 import shlex
-import shutil
 import subprocess
 
 import numpy as np
@@ -15,29 +14,27 @@ import pytest
 import ztensor.numpy
 
 from _cli import ZT, needs_zt
-from _servers import Nginx
+from _servers import Nginx, make_tls_cert
+
+
+CA_VARIABLES = ("ZT_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE")
 
 
 @pytest.fixture
 def tls_server(tmp_path):
-    openssl = shutil.which("openssl")
-    assert openssl, "openssl (Debian package openssl) is needed to make the test certificate"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem"),
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    ca, cert, key = make_tls_cert(tmp_path)
     root = tmp_path / "www"
     root.mkdir()
     ztensor.numpy.save_file({"tls.weight": np.arange(64, dtype=np.float32)}, str(root / "m.zt"))
-    server = Nginx(root, tmp_path, tls=(tmp_path / "cert.pem", tmp_path / "key.pem"))
+    server = Nginx(root, tmp_path, tls=(cert, key))
     try:
-        yield server.url("m.zt"), tmp_path / "cert.pem"
+        yield server.url("m.zt"), ca
     finally:
         server.stop()
 
 
 def zt_info(url, **env_vars):
-    env = {k: v for k, v in os.environ.items() if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE")}
+    env = {k: v for k, v in os.environ.items() if k not in CA_VARIABLES}
     env.update({k: str(v) for k, v in env_vars.items()})
     return subprocess.run([ZT, "info", url], capture_output=True, text=True, env=env)
 
@@ -76,7 +73,7 @@ def test_distribution_bundle_found_when_the_default_is_absent(tls_server, tmp_pa
     url, cert = tls_server
     script = (f"mount -t tmpfs zt-test /etc/ssl && cp {shlex.quote(str(cert))} /etc/ssl/cert.pem && "
               f"exec {shlex.quote(ZT)} info {shlex.quote(url)}")
-    env = {k: v for k, v in os.environ.items() if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE")}
+    env = {k: v for k, v in os.environ.items() if k not in CA_VARIABLES}
     out = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert "tls.weight" in out.stdout

@@ -287,3 +287,27 @@ def test_cli_convert_hf_folder_into_a_subfolder_of_itself(tmp_path):
     assert r.returncode == 0, r.stderr
     assert relative_files(d / "zt") == ["1_Pooling/config.json", "config.json", "model-00001-of-00002.zt",
                                         "model-00002-of-00002.zt", "model.zt.index.json", "tokenizer.json"]
+
+
+def test_file_size_of_an_index_is_the_sum_of_its_shards(tmp_path):
+    ztnp.save_file(tensors(), tmp_path / "model.zt", max_shard_size=1100)
+    shards = [p for p in tmp_path.iterdir() if p.name.endswith(".zt")]
+    with ztensor.open(tmp_path / "model.zt.index.json") as r:
+        assert r.file_size == sum(p.stat().st_size for p in shards) > 0
+    with ztensor.open(shards[0]) as r:
+        assert r.file_size == shards[0].stat().st_size
+
+
+def test_single_file_over_a_sharded_set_removes_the_stale_set_and_back(tmp_path):
+    src = tensors()
+    ztnp.save_file(src, tmp_path / "model.zt", max_shard_size=1100)
+    assert len(shard_names(tmp_path)) == 4
+    # One file now: the old index would still open the old values.
+    ztnp.save_file({k: v + 1 for k, v in src.items()}, tmp_path / "model.zt")
+    assert shard_names(tmp_path) == ["model.zt"]
+    # And back: a set over the single file takes its place.
+    ztnp.save_file(src, tmp_path / "model.zt", max_shard_size=1100)
+    assert "model.zt" not in shard_names(tmp_path) and len(shard_names(tmp_path)) == 4
+    loaded = ztnp.load_file(tmp_path / "model.zt.index.json")
+    for k, v in src.items():
+        np.testing.assert_array_equal(loaded[k], v)

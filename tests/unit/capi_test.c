@@ -1,4 +1,5 @@
 /* The C API used from plain C: write a file, read it back, hit an error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h> /* mkstemp */
 #include <string.h>
@@ -41,6 +42,10 @@ int main(void) {
   CHECK(len == sizeof values && memcmp(bytes, values, len) == 0);
   zt_buffer_free(keep);
   CHECK(zt_reader_open("/nonexistent.zt", 0, &r) == ZT_E_IO);
+  CHECK(zt_last_errno() == ENOENT); /* the number, not only strerror's text */
+  CHECK(zt_reader_open(path, 0, &r) == ZT_OK);
+  CHECK(zt_last_errno() == 0);
+  zt_reader_close(r);
   CHECK(strcmp(zt_error_name(ZT_E_DIGEST_MISMATCH), "digest_mismatch") == 0);
   unlink(path);
   printf("capi_test: ok\n");
