@@ -21,6 +21,9 @@ class Reader:
     def from_bytes(data: bytes, verify_on_read: bool = False) -> Reader: ...
 
     @staticmethod
+    def open_with_opener(url: str, opener: Callable, verify_on_read: bool = False) -> Reader: ...
+
+    @staticmethod
     def open_callback(name: str, size: int, read: Callable, verify_on_read: bool = False) -> Reader: ...
 
     @property
@@ -55,6 +58,8 @@ class Reader:
 
     def read_dense_one(self, name: str) -> object: ...
 
+    def read_dense_rows(self, name: str, lo: int, hi: int) -> object: ...
+
     def dense_meta(self, name: str) -> object: ...
 
     def dequantize(self, name: str) -> object: ...
@@ -82,7 +87,7 @@ class Writer:
     @property
     def object_count(self) -> int: ...
 
-def convert(src: str, dst: str, out_format: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0, encoded: object | None = None) -> tuple:
+def convert(src: str, dst: str, out_format: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0, encoded: object | None = None, objects: Sequence[int] = []) -> tuple:
     """
     Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).
     """
@@ -95,4 +100,14 @@ def parse_byte_size(text: str) -> int:
 def encode_object(src: str, name: str, encoding: str, level: int, effort: int, threads: int = 0) -> list:
     """
     Encode one object's components of a source file as convert would (for Dask workers).
+    """
+
+def plan_shards(src: str, max_shard_size: int) -> tuple:
+    """
+    The shards a sharded convert of src makes: objects per shard, bytes per shard, source format.
+    """
+
+def publish_staged_shards(path: str, staged: Sequence[str], shard_objects: Sequence[Sequence[str]], total_size: int, durable: bool) -> list[str]:
+    """
+    Publish complete shard files written elsewhere as a sharded .zt set (see zt::publish_staged_shards).
     """

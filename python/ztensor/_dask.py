@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import _core
 from ._fsspec import open_any
@@ -141,7 +141,7 @@ def write_shards(client, src: str, dst: str, encoding: str, level: int, effort: 
         futures = [client.submit(_write_shard_on_worker, path, staged[i], shard, encoding, level, effort, checksum,
                                  durable, pure=False, priority=-i)
                    for i, shard in enumerate(shards)]
-        results = [None] * len(shards)
+        results: list[Any] = [None] * len(shards)
         position = {future.key: i for i, future in enumerate(futures)}
         done, total = 0, sum(shard_bytes)
         from distributed import as_completed  # the client given is a distributed.Client

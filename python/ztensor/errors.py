@@ -84,14 +84,14 @@ CODE_TO_CLASS = {
 
 # A failed system call's errno travels with the Status (zt::Status::sys_errno);
 # these get the builtin OSError subclass Python itself would raise.
-_IO_ERRNO_CLASSES = {
+_IO_ERRNO_CLASSES: dict[int, type[ZTensorError]] = {
     _errno.ENOENT: ZTensorFileNotFoundError,
     _errno.EACCES: ZTensorPermissionError,
     _errno.EPERM: ZTensorPermissionError,
 }
 
 
-def io_class_for_errno(sys_errno: int, default: type) -> type:
+def io_class_for_errno(sys_errno: int, default: type[ZTensorError]) -> type[ZTensorError]:
     """The OSError subclass for an errno (FileNotFoundError for ENOENT, ...), else ``default``."""
     return _IO_ERRNO_CLASSES.get(sys_errno, default)
 
