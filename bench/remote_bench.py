@@ -9,7 +9,12 @@ Measured, medians of --reps:
   one       opening the URL and reading its smallest tensor: bytes nginx
             sent (its access log, headers included) vs that tensor + 1 % of
             the file (target: less).
-The same for the file as safetensors (ztensor's lazy safetensors path).
+The same for the file as safetensors (ztensor's lazy safetensors path),
+with a third reader as the peer: safetensors read through fsspec's HTTP
+filesystem (the whole file fetched by fsspec, parsed by safetensors.numpy;
+for one tensor: the header, then that tensor's bytes, through an fsspec
+file with its default block size). The three readers of a file take turns
+in every round, so load from other processes falls on all alike.
 
 File: fp32 tensors of 16 MiB plus a few small ones, --size-mb in all
 (default 1024; --quick: 128). Rerun: `python3 bench/remote_bench.py`
@@ -46,13 +51,15 @@ def make_tensors(size_mb: int):
     return out
 
 
-def timed(fn, reps):
-    times = []
+def interleaved(fns, reps):
+    """Median seconds of each function, run in turn within every round."""
+    times = [[] for _ in fns]
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
 
 
 def read_all(url):
@@ -61,10 +68,35 @@ def read_all(url):
             r.read(name)
 
 
-def one_tensor_bytes(server, url, name):
-    server.clear_log()
+def fsspec_read_all(url):
+    import fsspec
+    from safetensors.numpy import load
+
+    with fsspec.open(url, "rb") as f:
+        for array in load(f.read()).values():
+            del array
+
+
+def fsspec_read_one(url, name):
+    """safetensors' layout read lazily through an fsspec HTTP file: the
+    8-byte length, the JSON header, then the tensor's byte range."""
+    import fsspec
+
+    with fsspec.open(url, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        begin, end = json.loads(f.read(n))[name]["data_offsets"]
+        f.seek(8 + n + begin)
+        f.read(end - begin)
+
+
+def ztensor_read_one(url, name):
     with ztensor.open(url) as r:
         r.read(name)
+
+
+def bytes_sent(server, fn):
+    server.clear_log()
+    fn()
     return sum(sent for _, _, _, sent in server.requests())
 
 
@@ -91,23 +123,35 @@ def main():
             for name in ("m.zt", "m.safetensors"):
                 url = server.url(name)
                 size = (root / name).stat().st_size
-                curl = timed(lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", url], check=True), a.reps)
-                ours = timed(lambda: read_all(url), a.reps)
-                sent = one_tensor_bytes(server, url, "norm.bias")
-                rows.append({"file": name, "bytes": size, "curl_s": curl, "zt_whole_s": ours,
-                             "curl_MBps": size / curl / 1e6, "zt_MBps": size / ours / 1e6,
-                             "zt_vs_curl": curl / ours, "one_tensor_sent": sent,
-                             "one_tensor_budget": 64 * 4 + size // 100})
+                readers = [lambda: subprocess.run(["curl", "-s", "-o", "/dev/null", url], check=True),
+                           lambda: read_all(url)]
+                if name.endswith(".safetensors"):
+                    readers.append(lambda: fsspec_read_all(url))
+                secs = interleaved(readers, a.reps)
+                curl, ours = secs[0], secs[1]
+                row = {"file": name, "bytes": size, "curl_s": curl, "zt_whole_s": ours,
+                       "curl_MBps": size / curl / 1e6, "zt_MBps": size / ours / 1e6,
+                       "zt_vs_curl": curl / ours,
+                       "one_tensor_sent": bytes_sent(server, lambda: ztensor_read_one(url, "norm.bias")),
+                       "one_tensor_budget": 64 * 4 + size // 100}
+                if len(secs) > 2:
+                    row.update({"fsspec_s": secs[2], "fsspec_MBps": size / secs[2] / 1e6,
+                                "fsspec_one_tensor_sent": bytes_sent(server,
+                                                                     lambda: fsspec_read_one(url, "norm.bias"))})
+                rows.append(row)
         finally:
             server.stop()
     out = REPO / "bench" / "out"
     out.mkdir(exist_ok=True)
     (out / "remote.json").write_text(json.dumps(rows, indent=2))
-    lines = ["| file | size | curl MB/s | zt MB/s | zt/curl | one small tensor: bytes sent | budget (tensor + 1 %) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| file | size | curl MB/s | zt MB/s | zt/curl | fsspec+safetensors MB/s | zt/fsspec "
+             "| one small tensor: bytes sent, zt | fsspec | budget (tensor + 1 %) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        peer = (f"{r['fsspec_MBps']:.0f} | {r['zt_MBps'] / r['fsspec_MBps']:.2f}x" if "fsspec_s" in r else "- | -")
         lines.append(f"| {r['file']} | {r['bytes'] / 2**20:.0f} MiB | {r['curl_MBps']:.0f} | {r['zt_MBps']:.0f} | "
-                     f"{r['zt_vs_curl']:.2f}x | {r['one_tensor_sent']} | {r['one_tensor_budget']} |")
+                     f"{r['zt_vs_curl']:.2f}x | {peer} | {r['one_tensor_sent']} | "
+                     f"{r.get('fsspec_one_tensor_sent', '-')} | {r['one_tensor_budget']} |")
     (out / "remote.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
