@@ -38,6 +38,36 @@ zt::Status check_flags(std::span<const uint8_t> in, uint8_t allowed, const char*
   return {};
 }
 
+// An order-1 rANS stream may carry its frequency table compressed, with the
+// table's decoded size as a varint (7 bits a byte, top bit = more), and
+// htscodecs allocates that size before decoding it (the fuzzer found a
+// 3 KB stream asking for 1.9 GB). A real table (256 contexts x 256
+// symbols, 12-bit frequencies) is far under 2^21 bytes, i.e. at most 3
+// varint bytes, so a longer size is refused before htscodecs sees it.
+constexpr size_t kMaxFreqTableSizeBytes = 3;
+constexpr size_t kMaxSizeVarintBytes = 5;  // a u32 in 7-bit groups
+
+// The length of the varint at `at`, 0 when it runs off the end or past 5 bytes.
+size_t varint_length(std::span<const uint8_t> in, size_t at) {
+  for (size_t n = 1; n <= kMaxSizeVarintBytes && at + n <= in.size(); ++n)
+    if ((in[at + n - 1] & 0x80) == 0) return n;
+  return 0;
+}
+
+zt::Status check_order1_table(std::span<const uint8_t> in) {
+  if ((in[0] & 0x01) == 0 || (in[0] & RANS_ORDER_CAT) != 0) return {};  // no order-1 table
+  const size_t size_len = varint_length(in, 1);  // the decoded size (NOSZ is refused)
+  if (size_len == 0) return {zt::ErrorCode::corrupt_stream, "z4ai: rANS stream header is truncated"};
+  const size_t table = 1 + size_len;
+  if (table >= in.size() || (in[table] & 0x01) == 0) return {};  // htscodecs rejects the short case itself
+  const size_t declared_len = varint_length(in, table + 1);
+  if (declared_len == 0 || declared_len > kMaxFreqTableSizeBytes)
+    return {zt::ErrorCode::corrupt_stream,
+            "z4ai: rANS order-1 stream declares a compressed frequency table of 2 MiB or more (a real one is "
+            "under 300 KB)"};
+  return {};
+}
+
 zt::Status size_error(const char* coder, unsigned got, size_t want) {
   return {zt::ErrorCode::length_mismatch, std::string("z4ai: ") + coder + " stream decodes to " +
                                               std::to_string(got) + " bytes, expected " + std::to_string(want)};
@@ -94,6 +124,7 @@ zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out) {
   if (in.size() > kMaxStreamBytes || out.size() > kMaxStreamBytes)
     return {zt::ErrorCode::limit_exceeded, "z4ai: rANS stream over the 1 GiB stream limit"};
   if (auto s = check_flags(in, kRansFlagsWeWrite, "rANS"); !s.ok()) return s;
+  if (auto s = check_order1_table(in); !s.ok()) return s;
   unsigned out_size = unsigned(out.size());
   if (!rans_uncompress_to_4x16(in_ptr(in), unsigned(in.size()), out.data(), &out_size))
     return {zt::ErrorCode::corrupt_stream, "z4ai: rANS stream does not decode"};

@@ -46,5 +46,28 @@ TEST(EntropyFlags, PackRleStripeAndNoSizeFlagsAreRefused) {
   }
 }
 
+
+// Order 1, decoded size 16, compressed frequency table declared as ~2^35 bytes
+// (5 varint bytes): htscodecs would allocate that before decoding the table.
+TEST(EntropyFlags, Order1TableDeclaringGigabytesIsRefusedBeforeHtscodecs) {
+  const std::vector<uint8_t> stream = {0x01, 0x10, 0x01, 0x87, 0xff, 0xff, 0xff, 0x7f, 0x04, 1, 2, 3, 4,
+                                       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<uint8_t> out(16);
+  auto s = decode_rans(stream, out);
+  EXPECT_EQ(s.code(), zt::ErrorCode::corrupt_stream);
+  EXPECT_NE(s.message().find("frequency table"), std::string::npos) << s.message();
+}
+
+// Real order-1 streams (their tables compressed or not) still decode: large,
+// skewed input makes htscodecs compress the table.
+TEST(EntropyFlags, Order1StreamsWithTheirTablesDecode) {
+  std::vector<uint8_t> in(1 << 20);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = uint8_t((i * 2654435761u) >> 27) ^ uint8_t(i / 4096);
+  std::vector<uint8_t> rans, out(in.size());
+  ASSERT_TRUE(encode_rans(in, 1, rans));
+  ASSERT_TRUE(decode_rans(rans, out).ok());
+  EXPECT_EQ(out, in);
+}
+
 }  // namespace
 }  // namespace z4ai::detail
