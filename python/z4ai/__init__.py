@@ -41,7 +41,15 @@ __all__ = [
     "__version__",
 ]
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError as _PackageNotFound
+from importlib.metadata import version as _dist_version
+
+# The distribution's version (project(... VERSION) in CMakeLists.txt): z4ai
+# ships inside the ztensor distribution, so both report the same one.
+try:
+    __version__: str = _dist_version("ztensor")
+except _PackageNotFound:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 # Byte-plane width per dtype code (the reference table, plus our fp8 names).
 DTYPE_WIDTHS = {

@@ -54,7 +54,15 @@ def open(path, *, verify: bool = False) -> Source:  # noqa: A001 (mirrors builti
     return open_any(path, verify=verify)
 
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError as _PackageNotFound
+from importlib.metadata import version as _dist_version
+
+# The distribution's version (project(... VERSION) in CMakeLists.txt): z4ai
+# ships inside the ztensor distribution, so both report the same one.
+try:
+    __version__: str = _dist_version("ztensor")
+except _PackageNotFound:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "open",

@@ -78,3 +78,13 @@ def test_mypy_rejects_wrong_usage_line_by_line(tmp_path):
 def test_mypy_checks_both_packages_clean(tmp_path):
     r = _mypy(tmp_path, "-p", "ztensor", "-p", "z4ai")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_both_packages_report_the_distribution_version():
+    import importlib.metadata
+
+    import z4ai
+    import ztensor
+
+    assert ztensor.__version__ == z4ai.__version__ == importlib.metadata.version("ztensor")
+    assert ztensor.__version__.startswith("1.")  # continues the ztensor 1.x line (README)
