@@ -128,7 +128,11 @@ def synthetic(target_bytes: int) -> Dict[str, np.ndarray]:
 
 def write_all(tensors: Dict[str, np.ndarray], stem: Path) -> Dict[str, str]:
     """The same tensors written by each format's own producer."""
-    import gguf
+    # The tests' GGUF writer; imported here, not at the top, because the peer
+    # worker (ztensor 2.1.2's venv) runs this file without the test helpers' deps.
+    sys.path.insert(0, str(HERE.parent / "tests" / "python"))
+    from _util import write_gguf
+
     import onnx
     import onnx.numpy_helper
     import safetensors.numpy
@@ -141,13 +145,7 @@ def write_all(tensors: Dict[str, np.ndarray], stem: Path) -> Dict[str, str]:
     inits = [onnx.numpy_helper.from_array(v, name=k) for k, v in tensors.items()]
     onnx.save(onnx.helper.make_model(onnx.helper.make_graph([], "weights", [], [], initializer=inits)),
               paths["onnx"])
-    w = gguf.GGUFWriter(paths["gguf"], "llama")
-    for k, v in tensors.items():
-        w.add_tensor(k, v)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    write_gguf(paths["gguf"], tensors)
     return paths
 
 
