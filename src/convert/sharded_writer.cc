@@ -73,6 +73,13 @@ void remove_stale_shards(const std::string& stem, const std::set<std::string>& k
   }
 }
 
+// A single NAME.zt replaces an earlier sharded NAME: its index goes first,
+// so a reader finds either that whole set or no index, then its shards.
+void drop_earlier_set(const std::string& stem) {
+  ::unlink((stem + ".zt.index.json").c_str());
+  remove_stale_shards(stem, {});
+}
+
 // NAME (with its folder) and where a one-shard result goes, from the
 // path given: NAME.zt or NAME.zt.index.json.
 struct SetNames {
@@ -216,6 +223,7 @@ Result<std::vector<std::string>> publish_staged_shards(const std::string& path, 
   const SetNames names = set_names(path);
   if (staged.size() == 1) {
     ZT_RETURN_IF_ERROR(rename_staged(staged[0], names.single, durable));
+    drop_earlier_set(names.stem);
     return std::vector<std::string>{names.single};
   }
   if (base_name(names.stem).empty())
@@ -288,10 +296,7 @@ Result<std::vector<std::string>> ShardedWriter::finish() {
   if (!s.ok() || shards_.size() == 1) {
     abort();
     if (!s.ok()) return s;
-    // NAME.zt replaces an earlier sharded NAME: its index goes first, so a
-    // reader finds either that whole set or no index, then its shards.
-    ::unlink((stem_ + ".zt.index.json").c_str());
-    remove_stale_shards(stem_, {});
+    drop_earlier_set(stem_);
     return std::vector<std::string>{single_};
   }
   auto files = publish_set(stem_, shard_objects_, total_size_, durable_, [this](size_t i, const std::string& dest) {
