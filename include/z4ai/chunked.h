@@ -27,6 +27,18 @@ struct Options {
 // invalid_argument for width 0 or chunk_size 0.
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& options);
 
+// The most bytes compress_into can need for `size` input bytes (every plane
+// stored, plus headers): a little over `size`.
+zt::Result<uint64_t> compressed_bound(uint64_t size, const Options& options);
+
+// Writes the frame compress would return into `out` (at least
+// compressed_bound bytes) and returns its length. Bytes of `out` past that
+// length may have been written. Each chunk is coded in place, so the only
+// memory touched besides `out` is one chunk of plane scratch per thread, and
+// of `out` little more than the frame: an `out` from an untouched mapping
+// (malloc of a large block) stays mostly unpaged, and can be shrunk in place.
+zt::Result<size_t> compress_into(std::span<const uint8_t> data, const Options& options, std::span<uint8_t> out);
+
 // corrupt_stream / length_mismatch / limit_exceeded for malformed frames
 // (every zstd plane's headers must be able to produce its declared elements,
 // checked before the output is allocated); limit_exceeded for a decoded

@@ -62,6 +62,31 @@ nb::object decode_to_bytes(const char* what, uint64_t n, uint64_t max_output, Fi
   return obj;
 }
 
+// The encoding twin of decode_to_bytes: a bytes object of the encoder's
+// bound `n`, uninitialised (a large one is a fresh mapping, paged in only
+// where the encoder writes), filled with the GIL released, then shrunk in
+// place to the length `fill` returns: the frame is never copied.
+template <class Fill>
+nb::object encode_to_bytes(const char* what, uint64_t n, Fill&& fill) {
+  PyObject* raw = n > uint64_t(PY_SSIZE_T_MAX) ? nullptr : PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
+  if (!raw) {
+    PyErr_Clear();
+    z4ai_py::raise({zt::ErrorCode::limit_exceeded,
+                    std::string(what) + ": cannot allocate the " + std::to_string(n) + " bytes its output may need"});
+  }
+  zt::Result<size_t> r = size_t{0};
+  {
+    nb::gil_scoped_release release;
+    r = fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n)));
+  }
+  if (!r.ok()) {
+    Py_DECREF(raw);
+    check(r.status());
+  }
+  if (_PyBytes_Resize(&raw, Py_ssize_t(r.value())) != 0) throw nb::python_error();  // frees raw on failure
+  return nb::steal(raw);
+}
+
 z4ai::zstn::Options zstn_options(int level, unsigned threads, unsigned workers, const std::string& effort) {
   const z4ai::CompressOptions c = options("", level, threads, true, effort);
   return z4ai::zstn::Options{c.level, c.threads, workers, c.effort};
@@ -176,13 +201,11 @@ NB_MODULE(_z4ai, m) {
       [](nb::handle data, uint32_t width, int level, unsigned threads, uint64_t chunk_size) {
         Buffer in(data.ptr(), false);
         z4ai::chunked::Options o{width, level, threads, chunk_size};
-        zt::Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
-        {
-          nb::gil_scoped_release release;
-          r = z4ai::chunked::compress(in.bytes(), o);
-        }
-        check(r.status());
-        return to_bytes(r.value());
+        auto bound = z4ai::chunked::compressed_bound(in.bytes().size(), o);
+        check(bound.status());
+        return encode_to_bytes("z4ai.chunked.compress", bound.value(), [&](std::span<uint8_t> out) {
+          return z4ai::chunked::compress_into(in.bytes(), o, out);
+        });
       },
       nb::arg("data"), nb::arg("width") = 1, nb::arg("level") = z4ai::chunked::kDefaultLevel,
       nb::arg("threads") = 0, nb::arg("chunk_size") = z4ai::chunked::kDefaultChunkSize);

@@ -4,8 +4,10 @@
 // A chunk holds `elems` whole elements plus the tail_len bytes that do not
 // fill an element (only the last chunk has any); plane j = byte j of each
 // element; method 0 = stored, 1 = zstd.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "codec/transforms.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
+#include "ztensor/page_advice.h"
 
 namespace z4ai::chunked {
 namespace {
@@ -126,46 +129,129 @@ zt::Result<uint64_t> decoded_length(std::span<const uint8_t> frame) {
   return total;
 }
 
-zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& o) {
+namespace {
+
+// Where each chunk goes while the frame is written: chunks are cut at `step`
+// bytes; chunk c is coded into its own slot of slot_bytes(c), which holds it
+// even when every plane is stored, so workers never wait on one another.
+struct Layout {
+  uint32_t width;
+  uint64_t step;
+  uint64_t size;
+  size_t n_chunks;
+  uint64_t bound;  // header + every slot: what compress_into needs
+
+  uint64_t chunk_bytes(size_t c) const { return std::min<uint64_t>(step, size - c * step); }
+  uint64_t slot_bytes(size_t c) const {
+    uint64_t len = chunk_bytes(c), n = len / width;
+    return 5 + (len - n * width) + width * (5 + n);
+  }
+  // All chunks but the last have the same slot size.
+  uint64_t slot_offset(size_t c) const { return kHeaderBytes + c * slot_bytes(0); }
+};
+
+zt::Result<Layout> plan(uint64_t size, const Options& o) {
   if (o.width == 0 || o.width > 255)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::invalid_argument, "Z4AIMF01: width must be 1..255");
-  if (o.chunk_size == 0)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::invalid_argument, "Z4AIMF01: chunk_size must be > 0");
-  const uint32_t w = o.width;
-  const uint64_t step = std::max<uint64_t>(w, o.chunk_size / w * w);
-  if (step / w > UINT32_MAX)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::invalid_argument, "Z4AIMF01: chunk over 2^32 elements");
-  const size_t n_chunks = size_t((data.size() + step - 1) / step);
+    return zt::Result<Layout>(zt::ErrorCode::invalid_argument, "Z4AIMF01: width must be 1..255");
+  if (o.chunk_size == 0) return zt::Result<Layout>(zt::ErrorCode::invalid_argument, "Z4AIMF01: chunk_size must be > 0");
+  Layout l{o.width, std::max<uint64_t>(o.width, o.chunk_size / o.width * o.width), size, 0, kHeaderBytes};
+  if (l.step / l.width > UINT32_MAX)
+    return zt::Result<Layout>(zt::ErrorCode::invalid_argument, "Z4AIMF01: chunk over 2^32 elements");
+  const uint64_t n_chunks = (size + l.step - 1) / l.step;
   if (n_chunks > UINT32_MAX)
-    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: more than 2^32 chunks");
-  std::vector<std::vector<uint8_t>> bodies(n_chunks);
-  detail::parallel_for(n_chunks, o.threads, [&](size_t c) {
-    size_t off = size_t(c * step);
-    size_t len = std::min<size_t>(size_t(step), data.size() - off);
-    size_t n = len / w, tail = len - n * w;
-    std::vector<std::vector<uint8_t>> planes(w, std::vector<uint8_t>(n));
-    std::vector<uint8_t*> ptrs(w);
-    for (uint32_t j = 0; j < w; ++j) ptrs[j] = planes[j].data();
-    detail::split_planes(data.data() + off, n, w, ptrs.data());
-    std::vector<uint8_t>& b = bodies[c];
-    detail::put_u32(b, uint32_t(n));
-    detail::put_u8(b, uint8_t(tail));
-    detail::put_bytes(b, data.subspan(off + n * w, tail));
-    std::vector<uint8_t> comp;
-    for (uint32_t j = 0; j < w; ++j) {
-      comp.clear();
-      bool z = detail::encode_zstd(planes[j], o.level, comp) && comp.size() < planes[j].size();
-      detail::put_u8(b, z ? kZstd : kStored);
-      detail::put_u32(b, uint32_t(z ? comp.size() : planes[j].size()));
-      detail::put_bytes(b, z ? std::span<const uint8_t>(comp) : std::span<const uint8_t>(planes[j]));
-    }
+    return zt::Result<Layout>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: more than 2^32 chunks");
+  l.n_chunks = size_t(n_chunks);
+  if (l.n_chunks) l.bound = l.slot_offset(l.n_chunks - 1) + l.slot_bytes(l.n_chunks - 1);
+  return l;
+}
+
+// Per-thread plane buffer, grown without zero-filling (split_planes writes
+// every byte it hands out) and kept across chunks.
+uint8_t* plane_scratch(size_t bytes) {
+  thread_local std::unique_ptr<uint8_t[]> buf;
+  thread_local size_t cap = 0;
+  if (cap < bytes) {
+    buf.reset(new uint8_t[bytes]);
+    cap = bytes;
+  }
+  return buf.get();
+}
+
+// Codes chunk `c` into its slot; returns the bytes written. A plane is zstd
+// only when that is strictly shorter than the plane (PyPI's rule), so zstd
+// gets n - 1 bytes of room and a plane that does not fit is stored.
+size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, int level, uint8_t* slot) {
+  const uint32_t w = l.width;
+  const size_t len = size_t(l.chunk_bytes(c)), n = len / w, tail = len - n * w;
+  const uint8_t* src = data.data() + c * l.step;
+  detail::store_u32(slot, uint32_t(n));
+  slot[4] = uint8_t(tail);
+  if (tail) std::memcpy(slot + 5, src + n * w, tail);
+  uint8_t* p = slot + 5 + tail;
+  uint8_t* planes = w == 1 ? nullptr : plane_scratch(n * w);
+  if (w > 1) {
+    uint8_t* ptrs[255];
+    for (uint32_t j = 0; j < w; ++j) ptrs[j] = planes + j * n;
+    detail::split_planes(src, n, w, ptrs);
+  }
+  for (uint32_t j = 0; j < w; ++j) {
+    std::span<const uint8_t> plane(w == 1 ? src : planes + j * n, n);
+    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into(plane, level, std::span<uint8_t>(p + 5, n - 1));
+    p[0] = z ? kZstd : kStored;
+    detail::store_u32(p + 1, uint32_t(z ? z : n));
+    if (!z && n) std::memcpy(p + 5, plane.data(), n);
+    p += 5 + (z ? z : n);
+  }
+  return size_t(p - slot);
+}
+
+}  // namespace
+
+zt::Result<uint64_t> compressed_bound(uint64_t size, const Options& options) {
+  ZT_ASSIGN_OR_RETURN(Layout l, plan(size, options));
+  return l.bound;
+}
+
+zt::Result<size_t> compress_into(std::span<const uint8_t> data, const Options& o, std::span<uint8_t> out) {
+  ZT_ASSIGN_OR_RETURN(Layout l, plan(data.size(), o));
+  if (out.size() < l.bound)
+    return zt::Result<size_t>(zt::ErrorCode::invalid_argument,
+                              "Z4AIMF01: output buffer has " + std::to_string(out.size()) + " bytes, compress needs " +
+                                  std::to_string(l.bound) + " (compressed_bound)");
+  uint8_t* base = out.data();
+  std::memcpy(base, kMagic, 8);
+  base[8] = 0;
+  base[9] = uint8_t(l.width);
+  detail::store_u32(base + 10, uint32_t(l.n_chunks));
+  std::vector<size_t> lens(l.n_chunks);
+  detail::parallel_for(l.n_chunks, o.threads, [&](size_t c) {
+    lens[c] = encode_chunk(l, c, data, o.level, base + l.slot_offset(c));
   });
-  std::vector<uint8_t> frame(kMagic, kMagic + 8);
-  detail::put_u8(frame, 0);
-  detail::put_u8(frame, uint8_t(w));
-  detail::put_u32(frame, uint32_t(n_chunks));
-  for (const auto& b : bodies) detail::put_bytes(frame, b);
-  return frame;
+  // Close the gaps the unused slot room left, in order: a chunk only ever
+  // moves towards the start, never over a chunk not yet moved. The part of
+  // its old place past the frame's new end is released as it is vacated, so
+  // the pages the moves newly touch (earlier slots' unused room) are paid for
+  // and the resident set stays near the frame's size, not its bound.
+  const bool release = out.size() >= zt::kPrefaultMinBytes;
+  size_t pos = kHeaderBytes;
+  for (size_t c = 0; c < l.n_chunks; ++c) {
+    const size_t from = size_t(l.slot_offset(c));
+    if (pos != from) std::memmove(base + pos, base + from, lens[c]);
+    pos += lens[c];
+    if (release && from + lens[c] > pos) {
+      const size_t keep = std::max(pos, from);
+      zt::release_pages(base + keep, from + lens[c] - keep);
+    }
+  }
+  return pos;
+}
+
+zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& o) {
+  ZT_ASSIGN_OR_RETURN(uint64_t bound, compressed_bound(data.size(), o));
+  // Uninitialised, so the slot room never written is never paged in.
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[size_t(bound)]);
+  ZT_ASSIGN_OR_RETURN(size_t n, compress_into(data, o, std::span<uint8_t>(buf.get(), size_t(bound))));
+  return std::vector<uint8_t>(buf.get(), buf.get() + n);
 }
 
 namespace {
@@ -175,8 +261,12 @@ namespace {
 zt::Status decode_chunks(const std::vector<Chunk>& chunks, uint32_t w, std::span<uint8_t> out, unsigned threads) {
   std::vector<zt::Status> status(chunks.size());
   std::atomic<bool> failed{false};
+  // A large output is usually fresh memory: each chunk's pages are faulted
+  // in by the thread that decodes it, in one call (page_advice.h).
+  const bool prefault = out.size() >= zt::kPrefaultMinBytes;
   detail::parallel_for(chunks.size(), threads, [&](size_t c) {
     if (failed.load(std::memory_order_relaxed)) return;
+    if (prefault) zt::prefault_pages(out.data() + chunks[c].out_offset, size_t(chunks[c].elems) * w + chunks[c].tail.size());
     status[c] = decode_one(chunks[c], w, out.data() + chunks[c].out_offset);
     if (!status[c].ok()) failed.store(true, std::memory_order_relaxed);
   });

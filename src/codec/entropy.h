@@ -39,6 +39,11 @@ bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& o
 // max_bytes.
 bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias, std::vector<uint8_t>& out,
                       size_t max_bytes = SIZE_MAX);
+// zstd at `level` with nothing else set (what ZSTD_compress(level) writes),
+// straight into `out`: returns the frame's length, or 0 when it would not
+// fit in out.size() bytes (the caller then stores the stream). For layouts
+// that must match other writers byte for byte (Z4AIMF01).
+size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<uint8_t> out);
 bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
 bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
 bool encode_brotli(std::span<const uint8_t> in, int quality, int lgwin, std::vector<uint8_t>& out);

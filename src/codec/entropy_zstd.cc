@@ -87,6 +87,15 @@ bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& o
   return compress_into(c, in, out);
 }
 
+size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<uint8_t> out) {
+  ZSTD_CCtx* c = thread_cctx();
+  if (!c) return 0;
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  size_t r = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());
+  return ZSTD_isError(r) ? 0 : r;
+}
+
 bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias, std::vector<uint8_t>& out,
                       size_t max_bytes) {
   ZSTD_CCtx* c = thread_cctx();
