@@ -48,6 +48,33 @@ TEST(ChunkedRoundTrip, WidthsLengthsAndThreads) {
   }
 }
 
+// compress_into writes compress's frame into a caller's buffer of
+// compressed_bound bytes (the Python binding's bytes object), and refuses a
+// smaller one instead of writing past it.
+TEST(ChunkedInto, WritesCompresssFrameAndRefusesAShortBuffer) {
+  auto data = testing::gaussian_fp32(300'001);
+  data.resize(data.size() - 3);  // a tail
+  Options o;
+  o.width = 4;
+  o.chunk_size = 100'000;
+  auto want = compress(data, o);
+  ASSERT_TRUE(want.ok());
+  auto bound = compressed_bound(data.size(), o);
+  ASSERT_TRUE(bound.ok());
+  EXPECT_GE(bound.value(), data.size());
+  std::vector<uint8_t> out(bound.value(), 0xEE);
+  auto n = compress_into(data, o, out);
+  ASSERT_TRUE(n.ok()) << n.status().to_string();
+  out.resize(n.value());
+  EXPECT_EQ(out, want.value());
+  std::vector<uint8_t> short_out(bound.value() - 1);
+  auto bad = compress_into(data, o, short_out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), zt::ErrorCode::invalid_argument);
+  o.width = 0;
+  EXPECT_EQ(compressed_bound(10, o).status().code(), zt::ErrorCode::invalid_argument);
+}
+
 TEST(ChunkedRoundTrip, CompressesFloatPlanes) {
   auto data = testing::gaussian_bf16(1'000'000);
   Options o;
