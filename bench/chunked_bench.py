@@ -81,6 +81,7 @@ def main() -> None:
     ap.add_argument("--dtype", default="fp32")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--ops", default="compress,decompress")
     ap.add_argument("--json", help="also write the raw samples here")
     a = ap.parse_args()
     impls = {"ours": a.ours_python, "pypi": a.pypi_python}
@@ -93,7 +94,7 @@ def main() -> None:
                 _run(py, "compress", path, a.dtype, 0, frames[k])
             with open(frames["ours"], "rb") as f1, open(frames["pypi"], "rb") as f2:
                 identical = f1.read() == f2.read()
-            for op in ("compress", "decompress"):
+            for op in a.ops.split(","):
                 for th in (int(t) for t in a.threads.split(",")):
                     samples = {k: [] for k in impls}
                     for _ in range(a.rounds):

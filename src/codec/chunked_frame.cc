@@ -6,8 +6,10 @@
 // element; method 0 = stored, 1 = zstd.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -131,9 +133,9 @@ zt::Result<uint64_t> decoded_length(std::span<const uint8_t> frame) {
 
 namespace {
 
-// Where each chunk goes while the frame is written: chunks are cut at `step`
-// bytes; chunk c is coded into its own slot of slot_bytes(c), which holds it
-// even when every plane is stored, so workers never wait on one another.
+// Chunks are cut at `step` bytes; chunk c codes to at most slot_bytes(c)
+// (every plane stored). The bound is the frame with every chunk that large:
+// a chunk coded at the frame's end never passes it.
 struct Layout {
   uint32_t width;
   uint64_t step;
@@ -146,8 +148,6 @@ struct Layout {
     uint64_t len = chunk_bytes(c), n = len / width;
     return 5 + (len - n * width) + width * (5 + n);
   }
-  // All chunks but the last have the same slot size.
-  uint64_t slot_offset(size_t c) const { return kHeaderBytes + c * slot_bytes(0); }
 };
 
 zt::Result<Layout> plan(uint64_t size, const Options& o) {
@@ -161,7 +161,8 @@ zt::Result<Layout> plan(uint64_t size, const Options& o) {
   if (n_chunks > UINT32_MAX)
     return zt::Result<Layout>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: more than 2^32 chunks");
   l.n_chunks = size_t(n_chunks);
-  if (l.n_chunks) l.bound = l.slot_offset(l.n_chunks - 1) + l.slot_bytes(l.n_chunks - 1);
+  // All chunks but the last have the same slot size.
+  if (l.n_chunks) l.bound = kHeaderBytes + (l.n_chunks - 1) * l.slot_bytes(0) + l.slot_bytes(l.n_chunks - 1);
   return l;
 }
 
@@ -177,7 +178,7 @@ uint8_t* plane_scratch(size_t bytes) {
   return buf.get();
 }
 
-// Codes chunk `c` into its slot; returns the bytes written. A plane is zstd
+// Codes chunk `c` at `slot` (slot_bytes(c) of room); returns the bytes written. A plane is zstd
 // only when that is strictly shorter than the plane (PyPI's rule), so zstd
 // gets n - 1 bytes of room and a plane that does not fit is stored.
 size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, int level, uint8_t* slot) {
@@ -205,6 +206,57 @@ size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, in
   return size_t(p - slot);
 }
 
+// Packs the coded chunks into one frame, in order, as they are coded, so the
+// output is written (and paged in) only where the frame ends up. A chunk
+// started when every chunk before it is packed is coded straight at the
+// frame's end (always so with one thread: nothing is copied). Any other is
+// coded into a staging buffer of one slot and, once its predecessors are
+// packed, copied to its place while still in cache. A thread that finishes
+// before its predecessor waits for it instead of parking its chunk: chunks
+// are started in order, so that wait is short and rare, and staging never
+// takes more than one buffer per thread.
+class Packer {
+ public:
+  Packer(const Layout& l, uint8_t* base) : l_(l), base_(base), stage_bytes_(l.n_chunks ? l.slot_bytes(0) : 0) {}
+
+  // Where chunk c is to be coded: the frame itself, or `stage`.
+  uint8_t* start(size_t c, std::unique_ptr<uint8_t[]>& stage) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (c == packed_) return base_ + pos_;
+    if (!spare_.empty()) {
+      stage = std::move(spare_.back());
+      spare_.pop_back();
+    } else {
+      lock.unlock();
+      stage.reset(new uint8_t[stage_bytes_]);
+    }
+    return stage.get();
+  }
+
+  void finish(size_t c, const uint8_t* at, size_t len, std::unique_ptr<uint8_t[]> stage) {
+    std::unique_lock<std::mutex> lock(mu_);
+    // The thread coding chunk packed_ never waits here, so this ends.
+    packed_cv_.wait(lock, [&] { return c == packed_; });
+    if (at != base_ + pos_) std::memcpy(base_ + pos_, at, len);
+    pos_ += len;
+    ++packed_;
+    if (stage) spare_.push_back(std::move(stage));
+    packed_cv_.notify_all();
+  }
+
+  size_t end() const { return pos_; }
+
+ private:
+  const Layout& l_;
+  uint8_t* base_;
+  const size_t stage_bytes_;
+  std::mutex mu_;
+  std::condition_variable packed_cv_;
+  size_t packed_ = 0;          // chunks [0, packed_) are in place
+  size_t pos_ = kHeaderBytes;  // where chunk packed_ goes
+  std::vector<std::unique_ptr<uint8_t[]>> spare_;
+};
+
 }  // namespace
 
 zt::Result<uint64_t> compressed_bound(uint64_t size, const Options& options) {
@@ -223,32 +275,19 @@ zt::Result<size_t> compress_into(std::span<const uint8_t> data, const Options& o
   base[8] = 0;
   base[9] = uint8_t(l.width);
   detail::store_u32(base + 10, uint32_t(l.n_chunks));
-  std::vector<size_t> lens(l.n_chunks);
+  Packer packer(l, base);
   detail::parallel_for(l.n_chunks, o.threads, [&](size_t c) {
-    lens[c] = encode_chunk(l, c, data, o.level, base + l.slot_offset(c));
+    std::unique_ptr<uint8_t[]> stage;
+    uint8_t* at = packer.start(c, stage);
+    const size_t len = encode_chunk(l, c, data, o.level, at);
+    packer.finish(c, at, len, std::move(stage));
   });
-  // Close the gaps the unused slot room left, in order: a chunk only ever
-  // moves towards the start, never over a chunk not yet moved. The part of
-  // its old place past the frame's new end is released as it is vacated, so
-  // the pages the moves newly touch (earlier slots' unused room) are paid for
-  // and the resident set stays near the frame's size, not its bound.
-  const bool release = out.size() >= zt::kPrefaultMinBytes;
-  size_t pos = kHeaderBytes;
-  for (size_t c = 0; c < l.n_chunks; ++c) {
-    const size_t from = size_t(l.slot_offset(c));
-    if (pos != from) std::memmove(base + pos, base + from, lens[c]);
-    pos += lens[c];
-    if (release && from + lens[c] > pos) {
-      const size_t keep = std::max(pos, from);
-      zt::release_pages(base + keep, from + lens[c] - keep);
-    }
-  }
-  return pos;
+  return packer.end();
 }
 
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const Options& o) {
   ZT_ASSIGN_OR_RETURN(uint64_t bound, compressed_bound(data.size(), o));
-  // Uninitialised, so the slot room never written is never paged in.
+  // Uninitialised: the room past the frame is never paged in.
   std::unique_ptr<uint8_t[]> buf(new uint8_t[size_t(bound)]);
   ZT_ASSIGN_OR_RETURN(size_t n, compress_into(data, o, std::span<uint8_t>(buf.get(), size_t(bound))));
   return std::vector<uint8_t>(buf.get(), buf.get() + n);
