@@ -32,11 +32,11 @@ zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const O
 zt::Result<uint64_t> compressed_bound(uint64_t size, const Options& options);
 
 // Writes the frame compress would return into `out` (at least
-// compressed_bound bytes) and returns its length. Bytes of `out` past that
-// length may have been written. Each chunk is coded in place, so the only
-// memory touched besides `out` is one chunk of plane scratch per thread, and
-// of `out` little more than the frame: an `out` from an untouched mapping
-// (malloc of a large block) stays mostly unpaged, and can be shrunk in place.
+// compressed_bound bytes) and returns its length. Chunks are packed in order
+// as they finish, so `out` is written only where the frame lands: an `out`
+// from an untouched mapping (malloc of a large block) is paged in no further
+// than the frame, and can be shrunk in place. Besides `out`, each thread
+// holds one chunk of plane scratch and, past the first, one staging slot.
 zt::Result<size_t> compress_into(std::span<const uint8_t> data, const Options& options, std::span<uint8_t> out);
 
 // corrupt_stream / length_mismatch / limit_exceeded for malformed frames
