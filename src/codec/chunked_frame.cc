@@ -166,9 +166,9 @@ zt::Result<Layout> plan(uint64_t size, const Options& o) {
   return l;
 }
 
-// Per-thread plane buffer, grown without zero-filling (split_planes writes
-// every byte it hands out) and kept across chunks.
-uint8_t* plane_scratch(size_t bytes) {
+// Per-thread buffer for one plane's zstd frame, grown without zero-filling
+// and kept across chunks.
+uint8_t* zstd_scratch(size_t bytes) {
   thread_local std::unique_ptr<uint8_t[]> buf;
   thread_local size_t cap = 0;
   if (cap < bytes) {
@@ -178,9 +178,15 @@ uint8_t* plane_scratch(size_t bytes) {
   return buf.get();
 }
 
-// Codes chunk `c` at `slot` (slot_bytes(c) of room); returns the bytes written. A plane is zstd
-// only when that is strictly shorter than the plane (PyPI's rule), so zstd
-// gets n - 1 bytes of room and a plane that does not fit is stored.
+// Codes chunk `c` at `slot` (slot_bytes(c) of room); returns the bytes
+// written. A plane is zstd only when that is strictly shorter than the plane
+// (PyPI's rule), so zstd gets n - 1 bytes of room and a plane that does not
+// fit is stored. The planes are split straight into the slot, each where it
+// would sit were every plane stored; the coded chunk is then written over
+// them front to back. Plane j's entry starts at or before its split copy
+// and ends before plane j + 1's, so nothing is overwritten before it is
+// read, and a stored plane moves only when an earlier one shrank (fp32: the
+// stored low mantissa planes come first and never move).
 size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, int level, uint8_t* slot) {
   const uint32_t w = l.width;
   const size_t len = size_t(l.chunk_bytes(c)), n = len / w, tail = len - n * w;
@@ -188,19 +194,25 @@ size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, in
   detail::store_u32(slot, uint32_t(n));
   slot[4] = uint8_t(tail);
   if (tail) std::memcpy(slot + 5, src + n * w, tail);
-  uint8_t* p = slot + 5 + tail;
-  uint8_t* planes = w == 1 ? nullptr : plane_scratch(n * w);
-  if (w > 1) {
-    uint8_t* ptrs[255];
-    for (uint32_t j = 0; j < w; ++j) ptrs[j] = planes + j * n;
-    detail::split_planes(src, n, w, ptrs);
-  }
-  for (uint32_t j = 0; j < w; ++j) {
-    std::span<const uint8_t> plane(w == 1 ? src : planes + j * n, n);
-    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into(plane, level, std::span<uint8_t>(p + 5, n - 1));
+  uint8_t* const first = slot + 5 + tail;
+  uint8_t* p = first;
+  if (w == 1) {  // the plane is the input: zstd writes into place
+    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into({src, n}, level, {p + 5, n - 1});
     p[0] = z ? kZstd : kStored;
     detail::store_u32(p + 1, uint32_t(z ? z : n));
-    if (!z && n) std::memcpy(p + 5, plane.data(), n);
+    if (!z && n) std::memcpy(p + 5, src, n);
+    return size_t(5 + tail + 5 + (z ? z : n));
+  }
+  uint8_t* planes[255];
+  for (uint32_t j = 0; j < w; ++j) planes[j] = first + j * (5 + n) + 5;
+  detail::split_planes(src, n, w, planes);
+  uint8_t* zbuf = zstd_scratch(n);
+  for (uint32_t j = 0; j < w; ++j) {
+    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into({planes[j], n}, level, {zbuf, n - 1});
+    p[0] = z ? kZstd : kStored;
+    detail::store_u32(p + 1, uint32_t(z ? z : n));
+    if (z) std::memcpy(p + 5, zbuf, z);
+    else if (p + 5 != planes[j]) std::memmove(p + 5, planes[j], n);
     p += 5 + (z ? z : n);
   }
   return size_t(p - slot);

@@ -10,7 +10,8 @@ import sys
 import textwrap
 
 MiB = 1 << 20
-# Per-thread plane scratch (one 2 MiB chunk), zstd contexts, page rounding.
+# Per thread: one plane of zstd scratch and a zstd context; one 2 MiB staging
+# slot per extra thread; page rounding.
 SLACK = 12 * MiB
 
 CHILD = textwrap.dedent("""
