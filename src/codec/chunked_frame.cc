@@ -231,9 +231,11 @@ class Packer {
  public:
   Packer(const Layout& l, uint8_t* base) : l_(l), base_(base), stage_bytes_(l.n_chunks ? l.slot_bytes(0) : 0) {}
 
-  // Where chunk c is to be coded: the frame itself, or `stage`.
+  // Where chunk c is to be coded: the frame itself, or `stage`; nullptr
+  // once a chunk has failed.
   uint8_t* start(size_t c, std::unique_ptr<uint8_t[]>& stage) {
     std::unique_lock<std::mutex> lock(mu_);
+    if (failed_) return nullptr;
     if (c == packed_) return base_ + pos_;
     if (!spare_.empty()) {
       stage = std::move(spare_.back());
@@ -248,13 +250,23 @@ class Packer {
   void finish(size_t c, const uint8_t* at, size_t len, std::unique_ptr<uint8_t[]> stage) {
     std::unique_lock<std::mutex> lock(mu_);
     // The thread coding chunk packed_ never waits here, so this ends.
-    packed_cv_.wait(lock, [&] { return c == packed_; });
+    packed_cv_.wait(lock, [&] { return c == packed_ || failed_; });
+    if (failed_) return;
     if (at != base_ + pos_) std::memcpy(base_ + pos_, at, len);
     pos_ += len;
     ++packed_;
     if (stage) spare_.push_back(std::move(stage));
     packed_cv_.notify_all();
   }
+
+  // A chunk that cannot be coded (out of memory) ends the call: no chunk
+  // after it is packed, and the threads waiting on it are let go.
+  void fail() {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed_ = true;
+    packed_cv_.notify_all();
+  }
+  bool failed() const { return failed_; }
 
   size_t end() const { return pos_; }
 
@@ -266,6 +278,7 @@ class Packer {
   std::condition_variable packed_cv_;
   size_t packed_ = 0;          // chunks [0, packed_) are in place
   size_t pos_ = kHeaderBytes;  // where chunk packed_ goes
+  bool failed_ = false;
   std::vector<std::unique_ptr<uint8_t[]>> spare_;
 };
 
@@ -289,11 +302,19 @@ zt::Result<size_t> compress_into(std::span<const uint8_t> data, const Options& o
   detail::store_u32(base + 10, uint32_t(l.n_chunks));
   Packer packer(l, base);
   detail::parallel_for(l.n_chunks, o.threads, [&](size_t c) {
-    std::unique_ptr<uint8_t[]> stage;
-    uint8_t* at = packer.start(c, stage);
-    const size_t len = encode_chunk(l, c, data, o.level, at);
-    packer.finish(c, at, len, std::move(stage));
+    try {
+      std::unique_ptr<uint8_t[]> stage;
+      uint8_t* at = packer.start(c, stage);
+      if (!at) return;
+      const size_t len = encode_chunk(l, c, data, o.level, at);
+      packer.finish(c, at, len, std::move(stage));
+    } catch (const std::bad_alloc&) {  // never out of a worker thread
+      packer.fail();
+    }
   });
+  if (packer.failed())
+    return zt::Result<size_t>(zt::ErrorCode::limit_exceeded, "Z4AIMF01: out of memory for a chunk's scratch (" +
+                                                                 std::to_string(l.slot_bytes(0)) + " bytes)");
   return packer.end();
 }
 
@@ -318,7 +339,11 @@ zt::Status decode_chunks(const std::vector<Chunk>& chunks, uint32_t w, std::span
   detail::parallel_for(chunks.size(), threads, [&](size_t c) {
     if (failed.load(std::memory_order_relaxed)) return;
     if (prefault) zt::prefault_pages(out.data() + chunks[c].out_offset, size_t(chunks[c].elems) * w + chunks[c].tail.size());
-    status[c] = decode_one(chunks[c], w, out.data() + chunks[c].out_offset);
+    try {
+      status[c] = decode_one(chunks[c], w, out.data() + chunks[c].out_offset);
+    } catch (const std::bad_alloc&) {  // plane scratch; never out of a worker thread
+      status[c] = zt::Status(zt::ErrorCode::limit_exceeded, "out of memory for plane scratch");
+    }
     if (!status[c].ok()) failed.store(true, std::memory_order_relaxed);
   });
   for (size_t c = 0; c < status.size(); ++c)
