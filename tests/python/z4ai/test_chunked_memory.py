@@ -46,3 +46,30 @@ def test_compress_and_decompress_need_little_more_than_their_result():
     assert frame_bytes > 30 * MiB  # the case is the one intended: a large frame
     assert c_rise <= frame_bytes + SLACK, f"compress rose {c_rise / MiB:.1f} MiB for a {frame_bytes / MiB:.1f} MiB frame"
     assert d_rise <= data_bytes + SLACK, f"decompress rose {d_rise / MiB:.1f} MiB for {data_bytes / MiB:.1f} MiB"
+
+
+OOM_CHILD = textwrap.dedent("""
+    import resource
+    import numpy as np
+    import z4ai.chunked
+
+    data = np.random.default_rng(3).standard_normal(16 * 1024 * 1024, dtype=np.float32).tobytes()  # 64 MiB
+    with open("/proc/self/status") as f:
+        vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+    limit = vm + len(data) // 2  # less than the frame's bound
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    for threads in (1, 2):
+        try:
+            z4ai.chunked.compress(data, dtype="fp32", threads=threads)
+            print("compressed")
+        except z4ai.Z4aiError as e:
+            print(e.code)
+""")
+
+
+def test_compress_out_of_memory_is_limit_exceeded_at_every_thread_count():
+    # Before: the frame was built in worker threads' vectors, and a failed
+    # allocation there aborted the interpreter (std::terminate).
+    r = subprocess.run([sys.executable, "-c", OOM_CHILD], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["limit_exceeded", "limit_exceeded"]
