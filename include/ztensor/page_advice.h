@@ -21,11 +21,5 @@ inline constexpr size_t kPrefaultMinBytes = size_t{8} << 20;
 // Advisory: on kernels without MADV_POPULATE_WRITE (< 5.14) nothing happens.
 void prefault_pages(void* data, size_t size);
 
-// Hands back to the kernel the pages wholly inside [data, data + size),
-// which the caller no longer needs (an encoder's scratch room it has moved
-// out of): they stop counting towards the resident set and read back as
-// zeros if touched again. Private anonymous memory only (malloc'd buffers).
-void release_pages(void* data, size_t size);
-
 }  // namespace zt
 ZT_API_END

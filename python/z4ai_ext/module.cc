@@ -74,16 +74,15 @@ nb::object encode_to_bytes(const char* what, uint64_t n, Fill&& fill) {
     z4ai_py::raise({zt::ErrorCode::limit_exceeded,
                     std::string(what) + ": cannot allocate the " + std::to_string(n) + " bytes its output may need"});
   }
+  nb::object obj = nb::steal(raw);  // freed if `fill` fails or throws
   zt::Result<size_t> r = size_t{0};
   {
     nb::gil_scoped_release release;
     r = fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw)), size_t(n)));
   }
-  if (!r.ok()) {
-    Py_DECREF(raw);
-    check(r.status());
-  }
-  if (_PyBytes_Resize(&raw, Py_ssize_t(r.value())) != 0) throw nb::python_error();  // frees raw on failure
+  check(r.status());
+  raw = obj.release().ptr();  // _PyBytes_Resize needs the only reference
+  if (_PyBytes_Resize(&raw, Py_ssize_t(r.value())) != 0) throw nb::python_error();  // it freed raw
   return nb::steal(raw);
 }
 

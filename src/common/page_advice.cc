@@ -11,20 +11,11 @@
 
 namespace zt {
 
-namespace {
-
-// Advises the kernel about the whole pages inside [data, data + size).
-void advise_inner_pages(void* data, size_t size, int advice) {
+void prefault_pages(void* data, size_t size) {
   const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(page - 1);
-  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }
-
-}  // namespace
-
-void prefault_pages(void* data, size_t size) { advise_inner_pages(data, size, MADV_POPULATE_WRITE); }
-
-void release_pages(void* data, size_t size) { advise_inner_pages(data, size, MADV_DONTNEED); }
 
 }  // namespace zt
