@@ -69,9 +69,11 @@ def run(ref_python: str) -> int:
         ok1 = ours.decompress(theirs_frame) == data
         our_frame = ours.compress(data, dtype=dtype, chunk_size=chunk)
         ok2 = _ref(ref_python, "decompress", our_frame, dtype, chunk) == data
+        ok3 = our_frame == theirs_frame  # the same writer, byte for byte
         print(f"{dtype or 'raw':6} n={len(data):9} theirs->ours {'ok' if ok1 else 'FAIL'} "
-              f"ours->theirs {'ok' if ok2 else 'FAIL'} sizes theirs={len(theirs_frame)} ours={len(our_frame)}")
-        failures += (not ok1) + (not ok2)
+              f"ours->theirs {'ok' if ok2 else 'FAIL'} identical {'ok' if ok3 else 'FAIL'} "
+              f"sizes theirs={len(theirs_frame)} ours={len(our_frame)}")
+        failures += (not ok1) + (not ok2) + (not ok3)
     return failures
 
 
