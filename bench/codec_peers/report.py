@@ -197,8 +197,8 @@ def markdown(report, pngs, img_rel="img") -> str:
           "- zstd -19 and brotli 11 compress at 0.2-4 MB/s here, so they run only on the two small MiniLM entries "
           "and the opaque one. The compress-once tiers (ours balanced/max, PyPI effort=\"max\", 2-15 MB/s) run on "
           "every whole-model real entry up to 13 MB (all models but MiniLM and CREPE) and the small MiniLM entries; "
-          "ours also on `repeated-bf16` and `sparse50-fp32`. PyPI max is timed at all cores only (its frames do not "
-          "depend on threads).",
+          "ours also on `sparse50-fp32` (not on `repeated-bf16`: ours max compresses it at ~0.3 MB/s per core, "
+          "3 min a cell). PyPI max is timed at all cores only (its frames do not depend on threads).",
           "- ZipNN has no opaque-bytes mode (its byte input takes float dtypes only); the opaque entry goes to it as "
           "fp8 e4m3, its one 1-byte type.",
           "- Per-tensor entries compress each tensor alone (sizes and times summed), the way a container stores them.",
