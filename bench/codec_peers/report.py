@@ -210,7 +210,7 @@ def markdown(report, pngs, img_rel="img") -> str:
     L += ["", "## Method notes", "",
           "- Codecs: " + "; ".join(f"`{c['name']}` = {c['label']}" for c in report["codecs"]) + ".",
           "- The slow codecs run on a subset of the entries and thread counts (codec_bench.py `CODECS` scopes), "
-          "so the full run stays near 20 min on 2 cores; what this run covered is in the coverage table below. "
+          "so a full run stays near 20-25 min on 2 cores; what this run covered is in the coverage table below. "
           "A codec's frames do not depend on threads, so the size rules use whichever count was measured.",
           "- ZipNN has no opaque-bytes mode (its byte input takes float dtypes only); the opaque entry goes to it as "
           "fp8 e4m3, its one 1-byte type.",
