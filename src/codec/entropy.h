@@ -81,6 +81,9 @@ struct EntropyPolicy {
   // The input has long-range repeats: encode_best hands every stream to
   // encode_repeat_stream (repeat_path.h).
   bool long_repeats = false;
+  // The default tier's one-chunk candidate: encode_best hands every stream
+  // to encode_long_stream (long_stream_path.h).
+  bool whole_stream_lz = false;
 };
 
 // Estimated coded size of `in` in bytes (order-0/1 entropy, capped at the

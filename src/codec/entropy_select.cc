@@ -9,6 +9,7 @@
 
 #include "codec/entropy.h"
 #include "codec/histogram.h"
+#include "codec/long_stream_path.h"
 #include "codec/repeat_path.h"
 
 namespace z4ai::detail {
@@ -174,6 +175,7 @@ double estimate_coded_size(std::span<const uint8_t> in) {
 
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vector<uint8_t>& out) {
   if (p.long_repeats) return encode_repeat_stream(in, p, out);
+  if (p.whole_stream_lz) return encode_long_stream(in, p, out);
   Best best;
   best.size = in.size();  // stored
   if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {

@@ -12,6 +12,7 @@
 #include "codec/digest.h"
 #include "codec/frame_format.h"
 #include "codec/legacy_format.h"
+#include "codec/long_stream_path.h"
 #include "codec/repeat_path.h"
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
@@ -216,6 +217,8 @@ struct Prepared {
   // chunking differs and compress_to builds this frame as a candidate.
   Plan primary;
   bool repeats = false;
+  // Build the one-chunk long-stream candidate too (long_stream_path.h).
+  bool long_streams = false;
 };
 
 zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
@@ -255,7 +258,27 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
     plan.chunk.policy.long_repeats = true;
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
+  // Effort fast, no long-range repeats: streams repeated far apart within
+  // the input are what chunked per-byte models miss (long_stream_path.h).
+  // Up to kOpaqueWholeMaxBytes, like whole-buffer zstd, so the tensors ZSTN
+  // files stream keep the frame compress_streamed writes.
+  p.long_streams = o.auto_select && !p.repeats && !plan.zara && data.size() <= kOpaqueWholeMaxBytes &&
+                   detail::long_stream_candidate_applies(data, p.dtype);
   return p;
+}
+
+// The long-stream candidates' plan: the input as one chunk in the dtype's
+// primary transform (or the transform `ranking` names), every stream to
+// encode_long_stream.
+Plan long_stream_plan(const Plan& plan, size_t size, const std::vector<uint8_t>* ranking) {
+  Plan q = plan;
+  q.chunk.lean = false;
+  q.chunk.auto_select = ranking != nullptr;
+  q.chunk.ranking = ranking;
+  q.chunk.policy.whole_stream_lz = true;
+  q.chunk_bytes = detail::kChunkBytesFast;
+  while (q.chunk_bytes < size && q.chunk_bytes < detail::kMaxChunkBytes) q.chunk_bytes *= 2;
+  return q;
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
@@ -309,6 +332,20 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     if (primary.size < chunked.size) {
       chunked = std::move(primary);
       detail::store_u64(chunked.head.data() + 16, digest);
+    }
+  }
+  if (prepared.long_streams) {
+    // Both the primary transform and byte planes: on an RNN's fp32 and bf16
+    // weights the byte planes keep longer runs of equal mantissa bytes (the
+    // sign and exponent sit apart), on fp16 the field split wins.
+    static const std::vector<uint8_t> planes{uint8_t(detail::Transform::byte_planes)};
+    for (const std::vector<uint8_t>* r : {static_cast<const std::vector<uint8_t>*>(nullptr), &planes}) {
+      if (r && detail::primary_transform(dtype) == detail::Transform::byte_planes) continue;
+      ChunkedFrame alt = build_chunked(data, dtype, long_stream_plan(plan, data.size(), r), o.threads);
+      if (alt.size < chunked.size) {
+        chunked = std::move(alt);
+        detail::store_u64(chunked.head.data() + 16, digest);
+      }
     }
   }
 
