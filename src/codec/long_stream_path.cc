@@ -12,8 +12,12 @@ namespace {
 constexpr size_t kMinLongStreamBytes = 4096;
 // PyPI z4ai 0.2.0 codes its planes at zstd level 1 with LDM: on entropy-dense
 // planes level 1 often beats 3 (a measured 114 vs 123 KB on an RNN's fp32
-// exponent plane, 281.8 vs 280.1 KB on its mantissa plane).
+// exponent plane, 281.8 vs 280.1 KB on its mantissa plane). The higher level
+// is tried only when level 1 came within kHigherLevelReach of the best coding
+// (the levels differed by under 1 % where the higher one won; noise streams,
+// which level 1 cannot shrink, skip it).
 constexpr int kFastLongLevel = 1;
+constexpr double kHigherLevelReach = 1.03;
 // Typed inputs up to this size always build the candidate: on them a second
 // coding pass costs a few milliseconds, and the spread windows below are too
 // few to see repeats that lie anywhere in the buffer.
@@ -43,8 +47,11 @@ Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& poli
   const int levels[] = {kFastLongLevel, policy.zstd_level};
   for (size_t i = 0; i < (policy.zstd_level == kFastLongLevel ? 1u : 2u); ++i) {
     lz.clear();
-    // max_bytes: an encoding no smaller than the current best is abandoned.
-    if (encode_zstd_long(in, levels[i], /*literal_bias=*/false, lz, best - 1) && lz.size() < best) {
+    // max_bytes: level 1 is abandoned beyond kHigherLevelReach of the best
+    // coding (the higher level is then skipped), the higher level at the best.
+    const size_t cap = i == 0 ? size_t(kHigherLevelReach * double(best)) : best - 1;
+    if (!encode_zstd_long(in, levels[i], /*literal_bias=*/false, lz, cap)) break;
+    if (lz.size() < best) {
       out.resize(base);
       out.insert(out.end(), lz.begin(), lz.end());
       best = lz.size();

@@ -269,18 +269,24 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   return p;
 }
 
-// The long-stream candidates' plan, from the primary plan: the input as one
-// chunk in the dtype's primary transform (or the transform `ranking` names),
-// every stream to encode_long_stream.
-Plan long_stream_plan(const Plan& plan, size_t size, const std::vector<uint8_t>* ranking) {
-  Plan q = plan;
+// The long-stream frame, from the primary plan: the input as one chunk,
+// every stream to encode_long_stream, in the sign split for bf16 and fp32
+// (on an RNN's weights it keeps the longest runs of equal mantissa bytes:
+// 2.5-4 % smaller than the field split, 1-2 % smaller than byte planes, and
+// smaller on every bf16/fp32 entry of the corpus), else the primary transform
+// (on fp16 the field split beat byte planes).
+ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype, const Plan& primary,
+                                     unsigned threads) {
+  static const std::vector<uint8_t> signs{uint8_t(detail::Transform::sign_split)};
+  const bool sign_split = detail::sign_split_stream_count(dtype) != 0;
+  Plan q = primary;
   q.chunk.lean = false;
-  q.chunk.auto_select = ranking != nullptr;
-  q.chunk.ranking = ranking;
+  q.chunk.auto_select = sign_split;
+  q.chunk.ranking = sign_split ? &signs : nullptr;
   q.chunk.policy.whole_stream_lz = true;
   q.chunk_bytes = detail::kChunkBytesFast;
-  while (q.chunk_bytes < size && q.chunk_bytes < detail::kMaxChunkBytes) q.chunk_bytes *= 2;
-  return q;
+  while (q.chunk_bytes < data.size() && q.chunk_bytes < detail::kMaxChunkBytes) q.chunk_bytes *= 2;
+  return build_chunked(data, dtype, q, threads);
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
@@ -337,21 +343,10 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     }
   }
   if (prepared.long_streams) {
-    // The primary transform, byte planes and (bf16, fp32) the sign split:
-    // on an RNN's fp32 and bf16 weights the byte planes and even more the
-    // sign split keep longer runs of equal mantissa bytes (sign and exponent
-    // apart; measured 2.5-4 % smaller than the field split), on fp16 the
-    // field split wins.
-    static const std::vector<uint8_t> planes{uint8_t(detail::Transform::byte_planes)};
-    static const std::vector<uint8_t> signs{uint8_t(detail::Transform::sign_split)};
-    for (const std::vector<uint8_t>* r : {static_cast<const std::vector<uint8_t>*>(nullptr), &planes, &signs}) {
-      if (r == &planes && detail::primary_transform(dtype) == detail::Transform::byte_planes) continue;
-      if (r == &signs && detail::sign_split_stream_count(dtype) == 0) continue;
-      ChunkedFrame alt = build_chunked(data, dtype, long_stream_plan(prepared.primary, data.size(), r), o.threads);
-      if (alt.size < chunked.size) {
-        chunked = std::move(alt);
-        detail::store_u64(chunked.head.data() + 16, digest);
-      }
+    ChunkedFrame alt = build_long_stream_frame(data, dtype, prepared.primary, o.threads);
+    if (alt.size < chunked.size) {
+      chunked = std::move(alt);
+      detail::store_u64(chunked.head.data() + 16, digest);
     }
   }
 
