@@ -29,14 +29,6 @@ constexpr size_t kPairSampleBytes = 256 * 1024;
 constexpr size_t kLeanSampleRuns = 16;
 constexpr size_t kLeanRunBytes = 256;
 constexpr double kLeanNoiseBits = 7.9;
-// The lean path's exponent stream also tries rANS order-1 when a sample of
-// kLeanOrder1SampleBytes from its middle codes in under kLeanOrder1Share of
-// its order-0 bits with the previous byte as context (CNN weights: a
-// kernel's exponents follow each other; crepe's bf16 exponent pairs measured
-// 0.91 over whole chunks, MiniLM's 0.99). The sample's order-1 figure runs
-// low (few samples per context), hence the margin.
-constexpr size_t kLeanOrder1SampleBytes = 16 << 10;
-constexpr double kLeanOrder1Share = 0.9;
 
 double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
   if (total == 0) return 0;
@@ -153,32 +145,6 @@ bool sample_looks_like_noise(std::span<const uint8_t> in) {
   return entropy_bits(sum, 256, total) >= kLeanNoiseBits;
 }
 
-// Whether order-1 context may pay on the lean path's exponent stream
-// (kLeanOrder1Share): order-0 and order-1 bits of a middle sample.
-bool lean_order1_may_pay(std::span<const uint8_t> in) {
-  if (in.size() < 2 * kLeanOrder1SampleBytes) return false;
-  std::span<const uint8_t> s = in.subspan((in.size() - kLeanOrder1SampleBytes) / 2, kLeanOrder1SampleBytes);
-  thread_local std::vector<uint32_t> pairs(size_t{256} * 256, 0);  // all zero between calls
-  uint32_t hist[256] = {0};
-  uint8_t prev = s[0];
-  for (size_t i = 1; i < s.size(); ++i) {
-    ++hist[prev];
-    ++pairs[size_t(prev) << 8 | s[i]];
-    prev = s[i];
-  }
-  const uint64_t n = s.size() - 1;
-  double bits1 = 0;
-  for (size_t ctx = 0; ctx < 256; ++ctx) {
-    if (!hist[ctx]) continue;
-    uint32_t* row = &pairs[ctx << 8];
-    bits1 += double(hist[ctx]) * entropy_bits(row, 256, hist[ctx]);
-    std::fill(row, row + 256, 0u);
-  }
-  uint32_t next[256] = {0};
-  for (size_t i = 1; i < s.size(); ++i) ++next[s[i]];
-  return bits1 < kLeanOrder1Share * double(n) * entropy_bits(next, 256, n);
-}
-
 }  // namespace
 
 Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
@@ -187,7 +153,7 @@ Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPoli
     if (exponent) {
       const size_t base = out.size();
       std::vector<uint8_t> o1;
-      const bool try1 = lean_order1_may_pay(in) && encode_rans(in, 1, o1) && o1.size() < in.size();
+      const bool try1 = policy.lean_order1 && encode_rans(in, 1, o1) && o1.size() < in.size();
       if (encode_rans(in, 0, out) && out.size() - base < in.size()) {
         if (!try1 || out.size() - base <= o1.size()) return Method::rans0;
         out.resize(base);

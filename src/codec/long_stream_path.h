@@ -22,11 +22,8 @@ namespace z4ai::detail {
 // level 1 and at the policy level) when that is smaller.
 Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out);
 
-// Whether the one-chunk candidate is worth building for `data` (a typed
-// input): always on small inputs, where it is cheap; above that, when
-// `repeats` (has_long_range_repeats) is false and zstd on spread windows of
-// the primary transform's streams beats their entropy estimate (repeated
-// sequences).
-bool long_stream_candidate_applies(std::span<const uint8_t> data, DType dtype, bool repeats);
+// Whether the one-chunk candidate is built for `data`: typed inputs up to
+// 2 MiB (small models, where it is cheap).
+bool long_stream_candidate_applies(std::span<const uint8_t> data, DType dtype);
 
 }  // namespace z4ai::detail

@@ -11,6 +11,7 @@
 #include "codec/chunk_codec.h"
 #include "codec/digest.h"
 #include "codec/frame_format.h"
+#include "codec/lean_order1.h"
 #include "codec/legacy_format.h"
 #include "codec/long_stream_path.h"
 #include "codec/repeat_path.h"
@@ -239,6 +240,7 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   if (!primary.zara) {
     if (detail::lean_applies(data, p.dtype)) {
       primary.chunk.lean = true;
+      primary.chunk.policy.lean_order1 = detail::lean_order1_pays(data, p.dtype);
       primary.chunk_bytes = uint32_t(kLeanChunkElements * dtype_width(p.dtype));
     } else {
       primary.chunk_bytes = fast_chunk_bytes(data.size());
@@ -259,13 +261,10 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
     plan.chunk.policy.long_repeats = true;
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
-  // Effort fast: streams repeated far apart within the input are what
-  // chunked per-byte models miss (long_stream_path.h), and the repeat path's
-  // literal-biased matcher gives up short ones. Up to kOpaqueWholeMaxBytes,
-  // like whole-buffer zstd, so the tensors ZSTN files stream keep the frame
-  // compress_streamed writes.
-  p.long_streams = o.auto_select && !plan.zara && data.size() <= kOpaqueWholeMaxBytes &&
-                   detail::long_stream_candidate_applies(data, p.dtype, p.repeats);
+  // Effort fast, small typed inputs: streams repeated far apart within the
+  // input are what chunked per-byte models miss (long_stream_path.h), and the
+  // repeat path's literal-biased matcher gives up short ones.
+  p.long_streams = o.auto_select && !plan.zara && detail::long_stream_candidate_applies(data, p.dtype);
   return p;
 }
 
