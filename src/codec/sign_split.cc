@@ -7,15 +7,11 @@
 // hides. Merge masks every field, so any stream bytes give defined output.
 #include <cstring>
 
+#include "codec/byte_io.h"
 #include "codec/transforms.h"
 
 namespace z4ai::detail {
 namespace {
-
-inline uint16_t ld16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-inline uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline void st16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
-inline void st32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 
 // The sign bit of each W-byte little-endian element, LSB first.
 template <size_t W>
@@ -39,7 +35,7 @@ void sign_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* s) {
   if (dtype == DType::bf16) {
     pack_signs<2>(src, n, s[0]);
     for (size_t i = 0; i < n; ++i) {
-      const uint16_t v = ld16(src + 2 * i);
+      const uint16_t v = load_u16(src + 2 * i);
       s[1][i] = uint8_t(v >> 7);
       s[2][i] = uint8_t(v & 0x7F);
     }
@@ -47,7 +43,7 @@ void sign_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* s) {
   }
   pack_signs<4>(src, n, s[0]);  // fp32
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t v = ld32(src + 4 * i);
+    const uint32_t v = load_u32(src + 4 * i);
     s[1][i] = uint8_t(v >> 23);
     s[2][i] = uint8_t((v >> 16) & 0x7F);
     s[3][i] = uint8_t(v >> 8);
@@ -58,11 +54,11 @@ void sign_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* s) {
 void sign_merge(DType dtype, const uint8_t* const* s, size_t n, uint8_t* dst) {
   if (dtype == DType::bf16) {
     for (size_t i = 0; i < n; ++i)
-      st16(dst + 2 * i, uint16_t(sign_of(s[0], i) << 15 | uint32_t(s[1][i]) << 7 | (s[2][i] & 0x7Fu)));
+      store_u16(dst + 2 * i, uint16_t(sign_of(s[0], i) << 15 | uint32_t(s[1][i]) << 7 | (s[2][i] & 0x7Fu)));
     return;
   }
   for (size_t i = 0; i < n; ++i)  // fp32
-    st32(dst + 4 * i, sign_of(s[0], i) << 31 | uint32_t(s[1][i]) << 23 | (s[2][i] & 0x7Fu) << 16 |
+    store_u32(dst + 4 * i, sign_of(s[0], i) << 31 | uint32_t(s[1][i]) << 23 | (s[2][i] & 0x7Fu) << 16 |
                           uint32_t(s[3][i]) << 8 | s[4][i]);
 }
 
