@@ -36,3 +36,25 @@ def test_default_frame_is_not_larger_than_pypi_default(case):
     assert bytes(z4ai.decompress(ours)) == data
     # The frame does not depend on the thread count.
     assert z4ai.compress(data, dtype=case["dtype"], threads=1) == ours
+
+
+def _sign_split_frame():
+    """Our frame of the bf16 reference input: one chunk in the sign split."""
+    case = next(c for c in CASES if c["dtype"] == "bf16")
+    data = bytes(z4ai.decompress((GOLDEN / case["frame"]).read_bytes()))
+    frame = bytearray(z4ai.compress(data, dtype="bf16"))
+    assert frame[6] == 0 and int.from_bytes(frame[28:32], "little") == 1  # chunked, one chunk
+    body = 32 + 4
+    assert frame[body] == 5 and frame[body + 1] == 0 and frame[body + 2] == 3  # sign split, no tail, 3 streams
+    return data, frame, body + 3
+
+
+def test_sign_split_stream_lengths_are_checked():
+    data, frame, table = _sign_split_frame()
+    n = len(data) // 2
+    assert int.from_bytes(frame[table + 1:table + 5], "little") == (n + 7) // 8  # packed signs
+    assert int.from_bytes(frame[table + 10:table + 14], "little") == n
+    bad = bytearray(frame)
+    bad[table + 1:table + 5] = n.to_bytes(4, "little")  # one byte per sign is not the layout
+    with pytest.raises(z4ai.Z4aiError, match="length_mismatch"):
+        z4ai.decompress(bytes(bad))
