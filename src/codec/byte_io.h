@@ -22,12 +22,17 @@ inline void put_u64(std::vector<uint8_t>& out, uint64_t v) {
 inline void put_bytes(std::vector<uint8_t>& out, std::span<const uint8_t> b) {
   out.insert(out.end(), b.begin(), b.end());
 }
+inline void store_u16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
 inline void store_u32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
 }
 inline void store_u64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
 }
+inline uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
 inline uint32_t load_u32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }

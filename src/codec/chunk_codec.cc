@@ -51,7 +51,7 @@ struct Candidate {
   bool sparse;
 };
 
-// Streams of `t` applied to n elements of src, each stream_length bytes.
+// Streams of `t` applied to n elements of src, stream i stream_length_at bytes.
 // Stream buffers are recycled per thread: a fresh multi-MB allocation costs
 // page faults on every chunk, more than the transform that fills it.
 constexpr size_t kMaxPooledBuffers = 16;
@@ -80,7 +80,7 @@ void give_buffer(StreamBytes&& b) {
 std::vector<StreamBytes> make_streams(Transform t, DType dtype, const uint8_t* src, size_t n) {
   uint32_t k = stream_count(t, dtype);
   std::vector<StreamBytes> streams;
-  for (uint32_t i = 0; i < k; ++i) streams.push_back(take_buffer(stream_length(t, dtype, n)));
+  for (uint32_t i = 0; i < k; ++i) streams.push_back(take_buffer(stream_length_at(t, dtype, n, i)));
   std::vector<uint8_t*> ptrs(k);
   for (uint32_t i = 0; i < k; ++i) ptrs[i] = streams[i].data();
   forward_transform(t, dtype, src, n, ptrs.data());
@@ -445,8 +445,8 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     if (!bitmap_popcount(bitmap, n, n_coded)) return corrupt("bitmap has bits past the last element");
     first = 1;
   }
-  const size_t want = stream_length(t, dtype, n_coded);
   for (size_t i = first; i < n_streams; ++i) {
+    const size_t want = stream_length_at(t, dtype, n_coded, uint32_t(i - first));
     if (refs[i].raw_len != want)
       return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream " + std::to_string(i) + " raw length " +
                                                   std::to_string(refs[i].raw_len) + ", expected " +

@@ -86,6 +86,12 @@ struct EntropyPolicy {
   // The input has long-range repeats: encode_best hands every stream to
   // encode_repeat_stream (repeat_path.h).
   bool long_repeats = false;
+  // The default tier's one-chunk candidate: encode_best hands every stream
+  // to encode_long_stream (long_stream_path.h).
+  bool whole_stream_lz = false;
+  // Lean path: the exponent stream also tries rANS order-1 (set per input by
+  // lean_order1_pays, lean_order1.h).
+  bool lean_order1 = false;
 };
 
 // Estimated coded size of `in` in bytes (order-0/1 entropy, capped at the

@@ -9,6 +9,7 @@
 
 #include "codec/entropy.h"
 #include "codec/histogram.h"
+#include "codec/long_stream_path.h"
 #include "codec/repeat_path.h"
 
 namespace z4ai::detail {
@@ -151,8 +152,19 @@ Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPoli
   if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {
     if (exponent) {
       const size_t base = out.size();
-      if (encode_rans(in, 0, out) && out.size() - base < in.size()) return Method::rans0;
+      std::vector<uint8_t> o1;
+      const bool try1 = policy.lean_order1 && encode_rans(in, 1, o1) && o1.size() < in.size();
+      if (encode_rans(in, 0, out) && out.size() - base < in.size()) {
+        if (!try1 || out.size() - base <= o1.size()) return Method::rans0;
+        out.resize(base);
+        out.insert(out.end(), o1.begin(), o1.end());
+        return Method::rans1;
+      }
       out.resize(base);
+      if (try1) {
+        out.insert(out.end(), o1.begin(), o1.end());
+        return Method::rans1;
+      }
     } else if (!sample_looks_like_noise(in)) {
       // Mantissa bytes with structure (quantised or repeated values): rare
       // enough to afford the full search, which also tries zstd.
@@ -174,6 +186,7 @@ double estimate_coded_size(std::span<const uint8_t> in) {
 
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vector<uint8_t>& out) {
   if (p.long_repeats) return encode_repeat_stream(in, p, out);
+  if (p.whole_stream_lz) return encode_long_stream(in, p, out);
   Best best;
   best.size = in.size();  // stored
   if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {

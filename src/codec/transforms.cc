@@ -14,6 +14,7 @@ uint32_t stream_count(Transform t, DType dtype) {
     case Transform::field_split: return field_stream_count(dtype);
     case Transform::palette: return dtype_width(dtype) >= 2 ? 2 : 0;
     case Transform::paired_field_split: return paired_stream_count(dtype);
+    case Transform::sign_split: return sign_split_stream_count(dtype);
   }
   return 0;
 }
@@ -30,6 +31,7 @@ void forward_transform(Transform t, DType dtype, const uint8_t* src, size_t n, u
       return;
     case Transform::byte_planes: return split_planes(src, n, dtype_width(dtype), streams);
     case Transform::field_split: return field_split(dtype, src, n, streams);
+    case Transform::sign_split: return sign_split(dtype, src, n, streams);
     case Transform::palette:
     case Transform::paired_field_split: return;  // chunk_codec.cc
   }
@@ -42,6 +44,7 @@ void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, 
       return;
     case Transform::byte_planes: return join_planes(streams, n, dtype_width(dtype), dst);
     case Transform::field_split: return field_merge(dtype, streams, n, dst);
+    case Transform::sign_split: return sign_merge(dtype, streams, n, dst);
     case Transform::palette:
     case Transform::paired_field_split: return;  // chunk_codec.cc
   }

