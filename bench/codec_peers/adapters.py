@@ -27,7 +27,8 @@ from typing import Callable, Optional, Tuple
 Codec = Tuple[Callable, Callable, Optional[Callable]]
 
 # dtype codes used by the corpus -> ZipNN's bytearray_dtype names.
-ZIPNN_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+ZIPNN_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "f8_e4m3fn": "float8_e4m3fn",
+                "": "uint32"}  # "": opaque bytes (zipnn takes no uint8 byte input)
 
 # Codecs with no thread knob: measured once, at threads=1.
 SINGLE_THREADED = {"brotli-11"}

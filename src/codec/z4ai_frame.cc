@@ -181,24 +181,46 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
                      : detail::encode_zstd(data, level, frame);
 }
 
-// True when zstd on a few spread windows compresses nearly as well as the
-// chunked frame did (`frame_bytes` for the whole input).
-bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
-  if (data.size() <= kTinyInputBytes) return true;
+// The probe windows: kZstdProbeWindows spans at the centres of equal
+// segments of `data`.
+std::vector<std::span<const uint8_t>> probe_windows(std::span<const uint8_t> data) {
   const size_t segment = data.size() / kZstdProbeWindows;
   const size_t win = std::min(
       std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes), segment);
+  std::vector<std::span<const uint8_t>> out;
+  for (size_t i = 0; i < kZstdProbeWindows; ++i) out.push_back(data.subspan(i * segment + (segment - win) / 2, win));
+  return out;
+}
+
+// zstd's ratio on the probe windows of `data` (0 when zstd fails).
+double zstd_window_ratio(std::span<const uint8_t> data, int level) {
   size_t in = 0, out = 0;
   std::vector<uint8_t> buf;
-  for (size_t i = 0; i < kZstdProbeWindows; ++i) {
+  for (auto w : probe_windows(data)) {
     buf.clear();
-    if (!detail::encode_zstd(data.subspan(i * segment + (segment - win) / 2, win), level, buf)) return false;
-    in += win;
+    if (!detail::encode_zstd(w, level, buf)) return 0;
+    in += w.size();
     out += buf.size();
   }
-  const double probe_ratio = double(in) / double(out);
-  const double frame_ratio = double(data.size()) / double(frame_bytes);
-  return probe_ratio >= kZstdProbeMargin * frame_ratio;
+  return double(in) / double(out);
+}
+
+// The chunk coder's real ratio on the same windows, each coded as a chunk
+// with the transforms ranked on the whole input: a window's own ranking
+// would see structure the chunks lack (16 rows of int4 weights fit a
+// palette, 4 MiB of them do not).
+double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o) {
+  std::vector<uint8_t> ranking;
+  if (!o.lean) {
+    ranking = detail::rank_transforms(data, dtype, o);
+    o.ranking = &ranking;
+  }
+  size_t in = 0, out = 0;
+  for (auto w : probe_windows(data)) {
+    in += w.size();
+    out += detail::encode_chunk(w, dtype, o).size();
+  }
+  return double(in) / double(out);
 }
 
 }  // namespace
@@ -216,6 +238,8 @@ struct Prepared {
   // chunking differs and compress_to builds this frame as a candidate.
   Plan primary;
   bool repeats = false;
+  // zstd_window_ratio of the input, when prepare() measured it (0: not yet).
+  double zstd_windows = 0;
 };
 
 zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
@@ -255,7 +279,30 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
     plan.chunk.policy.long_repeats = true;
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
+  // Typed inputs at effort fast: zstd and the chunk coder are both run on
+  // the probe windows (1/16 of the input at most) and the winner codes every
+  // chunk, instead of building the chunked frame and then a whole-buffer
+  // zstd frame beside it (two full passes, the second serial both ways).
+  // zstd wins on dequantised weights (values repeat within a row); zstd
+  // chunks then code and decode in parallel. A lean plan switched to zstd
+  // chunks uses the primary chunk size.
+  if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() > kTinyInputBytes) {
+    p.zstd_windows = zstd_window_ratio(data, level);
+    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk)) {
+      plan.chunk.zstd_chunks = true;
+      plan.chunk.lean = false;
+      plan.chunk_bytes = fast_chunk_bytes(data.size());
+    }
+  }
   return p;
+}
+
+// True when zstd on the probe windows compresses nearly as well as the
+// chunked frame did (`frame_bytes` for the whole input).
+bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
+  if (data.size() <= kTinyInputBytes) return true;
+  const double frame_ratio = double(data.size()) / double(frame_bytes);
+  return zstd_window_ratio(data, level) >= kZstdProbeMargin * frame_ratio;
 }
 
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
@@ -275,6 +322,10 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   const bool always =
       data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes);
   const bool long_window = p.repeats && !always;
+  // prepare() already weighed zstd against the chunk coder on the probe
+  // windows and coded the chunks with the winner: a whole-buffer frame would
+  // differ from zstd chunks by a fraction of a percent for a second full pass.
+  if (p.zstd_windows > 0 && !always) return whole;
   if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
                          : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
     const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
