@@ -63,6 +63,11 @@ constexpr uint32_t kMinChunkBytes = 128u << 10;
 // statistics (tensors of different scale share a buffer), a 1 MB tensor is
 // shared by two cores, and a table costs ~0.3 % of a chunk.
 constexpr uint64_t kLeanChunkElements = uint64_t{256} << 10;
+// A repeat frame whose ratio is this many times the primary coding's ratio
+// on the probe windows is kept without building the primary frame (a second
+// full pass): tied copies roughly double the ratio, while inputs whose
+// repeats barely pay stay within a few percent and still get both built.
+constexpr double kRepeatClearWin = 1.25;
 // Inputs from this size run the checksum beside the chunk coding.
 constexpr size_t kOverlapMinBytes = size_t{1} << 20;
 
@@ -211,7 +216,7 @@ double zstd_window_ratio(std::span<const uint8_t> data, int level) {
 // palette, 4 MiB of them do not).
 double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o) {
   std::vector<uint8_t> ranking;
-  if (!o.lean) {
+  if (!o.lean && o.auto_select) {
     ranking = detail::rank_transforms(data, dtype, o);
     o.ranking = &ranking;
   }
@@ -353,9 +358,11 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     chunked = build_chunked(data, dtype, plan, o.threads);
   }
   detail::store_u64(chunked.head.data() + 16, digest);
-  if (prepared.repeats) {
+  if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(chunked.size) *
+                                                   chunk_window_ratio(data, dtype, prepared.primary.chunk)) {
     // The repeat frame's one big chunk is not comparable chunk by chunk with
-    // the primary frame: build that too and keep the smaller.
+    // the primary frame: build that too and keep the smaller, unless the
+    // primary coding of the probe windows shows it far behind.
     ChunkedFrame primary = build_chunked(data, dtype, prepared.primary, o.threads);
     if (primary.size < chunked.size) {
       chunked = std::move(primary);

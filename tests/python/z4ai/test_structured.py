@@ -85,3 +85,11 @@ def test_fp8_lean_codes_the_whole_byte():
     data, dtype = KINDS["fp8-e4m3"]
     heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
     assert all(h == (0, [2]) for h in heads)
+
+
+def test_lean_mantissa_that_barely_shrinks_is_stored():
+    # int8-dequantised bf16 is lean (under 1 % zeros); its sign+mantissa
+    # stream codes to ~0.99 of its size, which cost a blocked-rANS decode.
+    data, dtype = KINDS["int8-deq-bf16"]
+    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    assert heads and all(h == (2, [2, 0]) for h in heads)  # field split: exponent rANS o0, mantissa stored
