@@ -22,6 +22,19 @@ inline bool is_zero(const uint8_t* p, uint32_t width) {
 }  // namespace
 
 namespace {
+// Calls fn(Word{}) with the unsigned word of `width` bytes (1, 2, 4 or 8),
+// so each element loop is compiled per width; false for other widths.
+template <class Fn>
+bool with_word(uint32_t width, Fn&& fn) {
+  switch (width) {
+    case 1: fn(uint8_t{}); return true;
+    case 2: fn(uint16_t{}); return true;
+    case 4: fn(uint32_t{}); return true;
+    case 8: fn(uint64_t{}); return true;
+    default: return false;
+  }
+}
+
 // The width is a template argument so the loop has no per-element switch
 // and vectorises.
 template <class Word>
@@ -37,14 +50,8 @@ size_t count_zero_words(const uint8_t* src, size_t n) {
 }  // namespace
 
 size_t count_zero_elements(const uint8_t* src, size_t n, uint32_t width) {
-  switch (width) {
-    case 1: return count_zero_words<uint8_t>(src, n);
-    case 2: return count_zero_words<uint16_t>(src, n);
-    case 4: return count_zero_words<uint32_t>(src, n);
-    case 8: return count_zero_words<uint64_t>(src, n);
-    default: break;
-  }
   size_t zeros = 0;
+  if (with_word(width, [&](auto word) { zeros = count_zero_words<decltype(word)>(src, n); })) return zeros;
   for (size_t i = 0; i < n; ++i) zeros += is_zero(src + i * width, width);
   return zeros;
 }
@@ -75,15 +82,9 @@ size_t pack_words(const uint8_t* src, size_t n, uint8_t* bitmap, uint8_t* packed
 }  // namespace
 
 size_t sparse_pack(const uint8_t* src, size_t n, uint32_t width, uint8_t* bitmap, uint8_t* packed) {
-  switch (width) {
-    case 1: return pack_words<uint8_t>(src, n, bitmap, packed);
-    case 2: return pack_words<uint16_t>(src, n, bitmap, packed);
-    case 4: return pack_words<uint32_t>(src, n, bitmap, packed);
-    case 8: return pack_words<uint64_t>(src, n, bitmap, packed);
-    default: break;
-  }
-  std::memset(bitmap, 0, bitmap_bytes(n));
   size_t k = 0;
+  if (with_word(width, [&](auto word) { k = pack_words<decltype(word)>(src, n, bitmap, packed); })) return k;
+  std::memset(bitmap, 0, bitmap_bytes(n));
   for (size_t i = 0; i < n; ++i) {
     const uint8_t* e = src + i * width;
     if (is_zero(e, width)) continue;
@@ -137,13 +138,7 @@ void unpack_words(const uint8_t* bitmap, const uint8_t* packed, size_t n, uint8_
 }  // namespace
 
 void sparse_unpack(const uint8_t* bitmap, const uint8_t* packed, size_t n, uint32_t width, uint8_t* dst) {
-  switch (width) {
-    case 1: return unpack_words<uint8_t>(bitmap, packed, n, dst);
-    case 2: return unpack_words<uint16_t>(bitmap, packed, n, dst);
-    case 4: return unpack_words<uint32_t>(bitmap, packed, n, dst);
-    case 8: return unpack_words<uint64_t>(bitmap, packed, n, dst);
-    default: break;
-  }
+  if (with_word(width, [&](auto word) { unpack_words<decltype(word)>(bitmap, packed, n, dst); })) return;
   size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     uint8_t* e = dst + i * width;
