@@ -37,6 +37,9 @@ constexpr size_t kTinyInputBytes = size_t{64} << 10;
 // tensors ZSTN files stream (over 64 MiB, zstn_writer.cc), so streamed and
 // in-memory containers stay byte-identical.
 constexpr size_t kOpaqueWholeMaxBytes = size_t{64} << 20;
+// ... and build the chunked frame too only when it beats zstd by this ratio
+// on the probe windows (effort fast).
+constexpr double kOpaqueChunkedMinGain = 1.02;
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
@@ -245,6 +248,9 @@ struct Prepared {
   bool repeats = false;
   // zstd_window_ratio of the input, when prepare() measured it (0: not yet).
   double zstd_windows = 0;
+  // Opaque input whose frame is the whole-buffer zstd frame, the chunked
+  // frame not built (see prepare()).
+  bool whole_only = false;
 };
 
 zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
@@ -299,6 +305,14 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
       plan.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
+  // Opaque inputs up to kOpaqueWholeMaxBytes always build the whole-buffer
+  // frame (never larger than plain zstd). The chunked frame beside it (a
+  // second full pass) is only built when the chunk coder beats zstd on the
+  // probe windows by kOpaqueChunkedMinGain; quantised blocks (GGUF Q8_0)
+  // and text come out within a percent or behind.
+  if (o.auto_select && !plan.zara && !p.repeats && p.dtype == DType::opaque && data.size() > kTinyInputBytes &&
+      data.size() <= kOpaqueWholeMaxBytes)
+    p.whole_only = chunk_window_ratio(data, p.dtype, plan.chunk) < kOpaqueChunkedMinGain * zstd_window_ratio(data, level);
   return p;
 }
 
@@ -341,8 +355,26 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
 
 }  // namespace
 
+// The whole-buffer frame at the plan's level (whole_only): the frame
+// whole_if_smaller would build. False if zstd failed.
+bool write_whole_only(std::span<const uint8_t> data, const Prepared& p, const FrameAllocator& alloc, zt::Status& st) {
+  std::vector<uint8_t> whole;
+  if (!build_whole_zstd(data, p.dtype, p.plan.zara, p.plan.chunk.policy.zstd_level, false, detail::xxh3_64(data),
+                        whole))
+    return false;
+  uint8_t* dst = alloc(whole.size());
+  if (!dst) {
+    st = {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(whole.size()) + " bytes for the frame"};
+  } else {
+    std::memcpy(dst, whole.data(), whole.size());
+  }
+  return true;
+}
+
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
   ZT_ASSIGN_OR_RETURN(Prepared prepared, prepare(data, o));
+  zt::Status whole_status;
+  if (prepared.whole_only && write_whole_only(data, prepared, alloc, whole_status)) return whole_status;
   const DType dtype = prepared.dtype;
   const Plan& plan = prepared.plan;
   // The checksum is a serial pass over the input: with spare threads it runs
@@ -401,6 +433,7 @@ namespace detail {
 zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& o,
                                    const std::function<zt::Status(std::span<const uint8_t>)>& sink) {
   ZT_ASSIGN_OR_RETURN(Prepared p, prepare(data, o));
+  if (p.whole_only) return false;  // compress_to writes it (<= kOpaqueWholeMaxBytes: small enough to hold)
   const uint32_t cb = p.plan.chunk_bytes;
   const size_t n = chunk_count(data.size(), cb);
   if (n < 2) return false;  // one chunk (the repeat path): nothing to stream

@@ -93,3 +93,14 @@ def test_lean_mantissa_that_barely_shrinks_is_stored():
     data, dtype = KINDS["int8-deq-bf16"]
     heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
     assert heads and all(h == (2, [2, 0]) for h in heads)  # field split: exponent rANS o0, mantissa stored
+
+
+def test_opaque_quantised_blocks_skip_the_chunked_frame():
+    # GGUF Q8_0-like bytes without a dtype: the chunk coder is within a
+    # percent of zstd on the probe windows, so only the whole-buffer frame
+    # (mode 1) is built; it used to build both and keep a chunked frame 0.2 %
+    # smaller for twice the compress time.
+    data, dtype = KINDS["opaque-q8_0"]
+    blob = z4ai.compress(data, dtype=dtype)
+    assert blob[6] == 1
+    assert z4ai.decompress(blob, threads=2) == data
