@@ -473,6 +473,17 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     return {};
   }
 
+  if (t == Transform::none && !sparse && refs[0].method != uint8_t(Method::stored)) {
+    // One coded stream that is the chunk's bytes (zstd chunks, fp8 lean):
+    // decoded straight into the output, no scratch buffer and copy.
+    if (refs[0].raw_len != n * w)
+      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream 0 raw length " + std::to_string(refs[0].raw_len) +
+                                                  ", expected " + std::to_string(n * w)};
+    ZT_RETURN_IF_ERROR(decode_stream(refs[0].method, ctx, refs[0].payload, out.first(n * w)));
+    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
+    return {};
+  }
+
   size_t n_coded = n;  // elements that went through the transform
   const uint8_t* bitmap = nullptr;
   size_t first = 0;
