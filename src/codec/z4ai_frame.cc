@@ -37,9 +37,13 @@ constexpr size_t kTinyInputBytes = size_t{64} << 10;
 // tensors ZSTN files stream (over 64 MiB, zstn_writer.cc), so streamed and
 // in-memory containers stay byte-identical.
 constexpr size_t kOpaqueWholeMaxBytes = size_t{64} << 20;
-// ... and build the chunked frame too only when it beats zstd by this ratio
-// on the probe windows (effort fast).
-constexpr double kOpaqueChunkedMinGain = 1.02;
+// Inputs from this size decide between zstd and the chunk coder on the
+// probe windows before coding (prepare()); smaller ones build the chunked
+// frame, then the whole-buffer frame when the probe comes close: coding
+// twice costs little there, and the window coding was a third of the
+// compress time of a 1.6 MB tensor.
+constexpr size_t kWindowDecisionMinBytes = size_t{4} << 20;
+
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
@@ -87,6 +91,9 @@ struct Plan {
   bool zara = false;
   uint32_t chunk_bytes = detail::kChunkBytesFast;
   ChunkEncodeOptions chunk;
+  // rank_transforms of the whole input when prepare() already ran it (the
+  // probe windows), so chunk_options does not sample the input again.
+  std::vector<uint8_t> input_ranking;
 };
 
 Plan make_plan(const CompressOptions& o, int level) {
@@ -151,7 +158,7 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
-    ranking = detail::rank_transforms(data, dtype, opts);
+    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts) : plan.input_ranking;
     opts.ranking = &ranking;
   }
   // One chunk (the repeat path): the threads share out its streams instead.
@@ -217,11 +224,13 @@ double zstd_window_ratio(std::span<const uint8_t> data, int level) {
 // with the transforms ranked on the whole input: a window's own ranking
 // would see structure the chunks lack (16 rows of int4 weights fit a
 // palette, 4 MiB of them do not).
-double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o) {
+double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o,
+                          std::vector<uint8_t>* ranking_out = nullptr) {
   std::vector<uint8_t> ranking;
   if (!o.lean && o.auto_select) {
     ranking = detail::rank_transforms(data, dtype, o);
     o.ranking = &ranking;
+    if (ranking_out) *ranking_out = ranking;
   }
   size_t in = 0, out = 0;
   for (auto w : probe_windows(data)) {
@@ -248,9 +257,6 @@ struct Prepared {
   bool repeats = false;
   // zstd_window_ratio of the input, when prepare() measured it (0: not yet).
   double zstd_windows = 0;
-  // Opaque input whose frame is the whole-buffer zstd frame, the chunked
-  // frame not built (see prepare()).
-  bool whole_only = false;
 };
 
 zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
@@ -297,22 +303,14 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   // zstd wins on dequantised weights (values repeat within a row); zstd
   // chunks then code and decode in parallel. A lean plan switched to zstd
   // chunks uses the primary chunk size.
-  if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() > kTinyInputBytes) {
+  if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() >= kWindowDecisionMinBytes) {
     p.zstd_windows = zstd_window_ratio(data, level);
-    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk)) {
+    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking)) {
       plan.chunk.zstd_chunks = true;
       plan.chunk.lean = false;
       plan.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
-  // Opaque inputs up to kOpaqueWholeMaxBytes always build the whole-buffer
-  // frame (never larger than plain zstd). The chunked frame beside it (a
-  // second full pass) is only built when the chunk coder beats zstd on the
-  // probe windows by kOpaqueChunkedMinGain; quantised blocks (GGUF Q8_0)
-  // and text come out within a percent or behind.
-  if (o.auto_select && !plan.zara && !p.repeats && p.dtype == DType::opaque && data.size() > kTinyInputBytes &&
-      data.size() <= kOpaqueWholeMaxBytes)
-    p.whole_only = chunk_window_ratio(data, p.dtype, plan.chunk) < kOpaqueChunkedMinGain * zstd_window_ratio(data, level);
   return p;
 }
 
@@ -355,26 +353,8 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
 
 }  // namespace
 
-// The whole-buffer frame at the plan's level (whole_only): the frame
-// whole_if_smaller would build. False if zstd failed.
-bool write_whole_only(std::span<const uint8_t> data, const Prepared& p, const FrameAllocator& alloc, zt::Status& st) {
-  std::vector<uint8_t> whole;
-  if (!build_whole_zstd(data, p.dtype, p.plan.zara, p.plan.chunk.policy.zstd_level, false, detail::xxh3_64(data),
-                        whole))
-    return false;
-  uint8_t* dst = alloc(whole.size());
-  if (!dst) {
-    st = {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(whole.size()) + " bytes for the frame"};
-  } else {
-    std::memcpy(dst, whole.data(), whole.size());
-  }
-  return true;
-}
-
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
   ZT_ASSIGN_OR_RETURN(Prepared prepared, prepare(data, o));
-  zt::Status whole_status;
-  if (prepared.whole_only && write_whole_only(data, prepared, alloc, whole_status)) return whole_status;
   const DType dtype = prepared.dtype;
   const Plan& plan = prepared.plan;
   // The checksum is a serial pass over the input: with spare threads it runs
@@ -433,7 +413,6 @@ namespace detail {
 zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& o,
                                    const std::function<zt::Status(std::span<const uint8_t>)>& sink) {
   ZT_ASSIGN_OR_RETURN(Prepared p, prepare(data, o));
-  if (p.whole_only) return false;  // compress_to writes it (<= kOpaqueWholeMaxBytes: small enough to hold)
   const uint32_t cb = p.plan.chunk_bytes;
   const size_t n = chunk_count(data.size(), cb);
   if (n < 2) return false;  // one chunk (the repeat path): nothing to stream
