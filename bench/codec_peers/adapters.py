@@ -29,9 +29,11 @@ Codec = Tuple[Callable, Callable, Optional[Callable]]
 
 # dtype codes used by the corpus -> ZipNN's bytearray_dtype names. ZipNN has no
 # opaque-bytes mode (its byte input takes float types only, "uint8" is refused),
-# so "raw" entries go to it as its one 1-byte type, fp8 e4m3.
+# so "raw" entries go to it as its one 1-byte type, fp8 e4m3. bench/micro's
+# structured bench spells fp8 "f8_e4m3fn" and opaque bytes "" (sent as uint32).
 ZIPNN_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32",
-                "fp8_e4m3": "float8_e4m3fn", "raw": "float8_e4m3fn"}
+                "fp8_e4m3": "float8_e4m3fn", "raw": "float8_e4m3fn",
+                "f8_e4m3fn": "float8_e4m3fn", "": "uint32"}
 # ... -> z4ai's dtype codes (ours and PyPI 0.2.0 share them); "raw" is dtype=None.
 Z4AI_DTYPES = {"raw": None}
 

@@ -172,7 +172,7 @@ double estimate(const Prepared& p) {
 }
 
 // The stream of the lean transform that carries the exponent: the field
-// split's first, or fp16's high byte plane.
+// split's first, fp8's only one, or fp16's high byte plane.
 size_t lean_exponent_stream(Transform t) {
   return t == Transform::byte_planes || t == Transform::paired_field_split ? 1 : 0;
 }
@@ -251,10 +251,12 @@ std::vector<std::pair<double, Candidate>> rank_on_sample(const std::vector<uint8
 
 // fp16's high byte (sign, 5-bit exponent, top 2 mantissa bits) coded as one
 // symbol is at least as small as the exponent and sign+mantissa fields coded
-// apart, and it is one coder pass instead of two. bf16/fp32 exponents go in
-// nibble pairs: half the symbols for the rANS coder.
+// apart, and it is one coder pass instead of two; likewise fp8's whole byte
+// (transform none). bf16/fp32 exponents go in nibble pairs: half the symbols
+// for the rANS coder.
 Transform lean_transform(DType dtype) {
   if (dtype == DType::fp16) return Transform::byte_planes;
+  if (dtype_width(dtype) == 1) return Transform::none;
   if (paired_stream_count(dtype) != 0) return Transform::paired_field_split;
   return primary_transform(dtype);
 }
@@ -262,6 +264,31 @@ Transform lean_transform(DType dtype) {
 uint8_t candidate_id(Candidate c) { return uint8_t(uint8_t(c.transform) | (c.sparse ? kSparseFlag : 0)); }
 Candidate candidate_from(uint8_t id) {
   return {static_cast<Transform>(id & uint8_t(~kSparseFlag)), (id & kSparseFlag) != 0};
+}
+
+// Transform none with its one stream zstd-coded (stored when zstd does not
+// shrink it), written straight from the input: no stream copy.
+std::vector<uint8_t> emit_zstd_chunk(std::span<const uint8_t> elems, std::span<const uint8_t> tail, int level) {
+  std::vector<uint8_t> body;
+  // Room for the header and zstd's worst case, so nothing reallocates.
+  body.reserve(3 + tail.size() + kStreamHeaderBytes + elems.size() + elems.size() / 128 + 1024);
+  put_u8(body, uint8_t(Transform::none));
+  put_u8(body, uint8_t(tail.size()));
+  put_bytes(body, tail);
+  put_u8(body, 1);
+  const size_t head = body.size();
+  body.resize(head + kStreamHeaderBytes);
+  Method m = Method::stored;
+  if (!elems.empty() && encode_zstd(elems, level, body) && body.size() - head - kStreamHeaderBytes < elems.size()) {
+    m = Method::zstd;
+  } else {
+    body.resize(head + kStreamHeaderBytes);
+    put_bytes(body, elems);
+  }
+  body[head] = uint8_t(m);
+  store_u32(body.data() + head + 1, uint32_t(elems.size()));
+  store_u32(body.data() + head + 5, uint32_t(body.size() - head - kStreamHeaderBytes));
+  return body;
 }
 
 }  // namespace
@@ -297,6 +324,16 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
 
   if (!o.auto_select)
     return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
+
+  if (o.zstd_chunks) {
+    std::vector<uint8_t> best = emit_zstd_chunk(data.first(n * w), tail, o.policy.zstd_level);
+    // Same rule as below: small chunks also weigh the primary coding.
+    if (data.size() <= kPrimaryRecheckBytes) {
+      std::vector<uint8_t> alt = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
+      if (alt.size() < best.size()) best = std::move(alt);
+    }
+    return best;
+  }
 
   // Rank transforms by their estimated size on a sample of the chunk (or take
   // the input-wide ranking), then transform and encode only the winner (ZARA:
@@ -432,6 +469,17 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
     for (size_t i = 0; i < n_streams; ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
     ZT_RETURN_IF_ERROR(paired_merge(dtype, ptrs.data(), raw_lens[0], n, out.data()));
+    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
+    return {};
+  }
+
+  if (t == Transform::none && !sparse && refs[0].method != uint8_t(Method::stored)) {
+    // One coded stream that is the chunk's bytes (zstd chunks, fp8 lean):
+    // decoded straight into the output, no scratch buffer and copy.
+    if (refs[0].raw_len != n * w)
+      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream 0 raw length " + std::to_string(refs[0].raw_len) +
+                                                  ", expected " + std::to_string(n * w)};
+    ZT_RETURN_IF_ERROR(decode_stream(refs[0].method, ctx, refs[0].payload, out.first(n * w)));
     if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
     return {};
   }

@@ -23,6 +23,11 @@ struct ChunkEncodeOptions {
   // Effort fast on floats without palette or sparse structure: the lean
   // transform and encode_lean per stream, no ranking or coder search.
   bool lean = false;
+  // Effort fast when zstd beat every transform on a sample of the input
+  // (dequantised weights: values repeat within a row, which only a matcher
+  // sees): each chunk is its bytes as one zstd stream (transform none), no
+  // ranking. Chunk-parallel both ways, unlike the whole-buffer frame.
+  bool zstd_chunks = false;
   // A frame of one chunk (the repeat path's big chunk) codes its streams on
   // up to this many threads; the body is the same for any value.
   unsigned stream_threads = 1;

@@ -40,6 +40,13 @@ constexpr size_t kTinyInputBytes = size_t{64} << 10;
 // tensors ZSTN files stream (over 64 MiB, zstn_writer.cc), so streamed and
 // in-memory containers stay byte-identical.
 constexpr size_t kOpaqueWholeMaxBytes = size_t{64} << 20;
+// Inputs from this size decide between zstd and the chunk coder on the
+// probe windows before coding (prepare()); smaller ones build the chunked
+// frame, then the whole-buffer frame when the probe comes close: coding
+// twice costs little there, and the window coding was a third of the
+// compress time of a 1.6 MB tensor.
+constexpr size_t kWindowDecisionMinBytes = size_t{4} << 20;
+
 // Larger inputs probe zstd on a few spread windows first and encode the whole
 // buffer only when the probe comes close to the chunked frame's ratio (it
 // catches dequantised weights, where repeated values within a row give zstd
@@ -66,6 +73,11 @@ constexpr uint32_t kMinChunkBytes = 128u << 10;
 // statistics (tensors of different scale share a buffer), a 1 MB tensor is
 // shared by two cores, and a table costs ~0.3 % of a chunk.
 constexpr uint64_t kLeanChunkElements = uint64_t{256} << 10;
+// A repeat frame whose ratio is this many times the primary coding's ratio
+// on the probe windows is kept without building the primary frame (a second
+// full pass): tied copies roughly double the ratio, while inputs whose
+// repeats barely pay stay within a few percent and still get both built.
+constexpr double kRepeatClearWin = 1.25;
 // Inputs from this size run the checksum beside the chunk coding.
 constexpr size_t kOverlapMinBytes = size_t{1} << 20;
 
@@ -82,6 +94,9 @@ struct Plan {
   bool zara = false;
   uint32_t chunk_bytes = detail::kChunkBytesFast;
   ChunkEncodeOptions chunk;
+  // rank_transforms of the whole input when prepare() already ran it (the
+  // probe windows), so chunk_options does not sample the input again.
+  std::vector<uint8_t> input_ranking;
 };
 
 Plan make_plan(const CompressOptions& o, int level) {
@@ -146,7 +161,7 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
-    ranking = detail::rank_transforms(data, dtype, opts);
+    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts) : plan.input_ranking;
     opts.ranking = &ranking;
   }
   // One chunk (the repeat path): the threads share out its streams instead.
@@ -184,24 +199,48 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
                      : detail::encode_zstd(data, level, frame);
 }
 
-// True when zstd on a few spread windows compresses nearly as well as the
-// chunked frame did (`frame_bytes` for the whole input).
-bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
-  if (data.size() <= kTinyInputBytes) return true;
+// The probe windows: kZstdProbeWindows spans at the centres of equal
+// segments of `data`.
+std::vector<std::span<const uint8_t>> probe_windows(std::span<const uint8_t> data) {
   const size_t segment = data.size() / kZstdProbeWindows;
   const size_t win = std::min(
       std::clamp(data.size() / kZstdProbeWindowShare, kZstdProbeMinWindowBytes, kZstdProbeMaxWindowBytes), segment);
+  std::vector<std::span<const uint8_t>> out;
+  for (size_t i = 0; i < kZstdProbeWindows; ++i) out.push_back(data.subspan(i * segment + (segment - win) / 2, win));
+  return out;
+}
+
+// zstd's ratio on the probe windows of `data` (0 when zstd fails).
+double zstd_window_ratio(std::span<const uint8_t> data, int level) {
   size_t in = 0, out = 0;
   std::vector<uint8_t> buf;
-  for (size_t i = 0; i < kZstdProbeWindows; ++i) {
+  for (auto w : probe_windows(data)) {
     buf.clear();
-    if (!detail::encode_zstd(data.subspan(i * segment + (segment - win) / 2, win), level, buf)) return false;
-    in += win;
+    if (!detail::encode_zstd(w, level, buf)) return 0;
+    in += w.size();
     out += buf.size();
   }
-  const double probe_ratio = double(in) / double(out);
-  const double frame_ratio = double(data.size()) / double(frame_bytes);
-  return probe_ratio >= kZstdProbeMargin * frame_ratio;
+  return double(in) / double(out);
+}
+
+// The chunk coder's real ratio on the same windows, each coded as a chunk
+// with the transforms ranked on the whole input: a window's own ranking
+// would see structure the chunks lack (16 rows of int4 weights fit a
+// palette, 4 MiB of them do not).
+double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o,
+                          std::vector<uint8_t>* ranking_out = nullptr) {
+  std::vector<uint8_t> ranking;
+  if (!o.lean && o.auto_select) {
+    ranking = detail::rank_transforms(data, dtype, o);
+    o.ranking = &ranking;
+    if (ranking_out) *ranking_out = ranking;
+  }
+  size_t in = 0, out = 0;
+  for (auto w : probe_windows(data)) {
+    in += w.size();
+    out += detail::encode_chunk(w, dtype, o).size();
+  }
+  return double(in) / double(out);
 }
 
 }  // namespace
@@ -221,6 +260,8 @@ struct Prepared {
   bool repeats = false;
   // Build the one-chunk long-stream candidate too (long_stream_path.h).
   bool long_streams = false;
+  // zstd_window_ratio of the input, when prepare() measured it (0: not yet).
+  double zstd_windows = 0;
 };
 
 zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOptions& o) {
@@ -261,6 +302,21 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
     plan.chunk.policy.long_repeats = true;
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
+  // Typed inputs at effort fast: zstd and the chunk coder are both run on
+  // the probe windows (1/16 of the input at most) and the winner codes every
+  // chunk, instead of building the chunked frame and then a whole-buffer
+  // zstd frame beside it (two full passes, the second serial both ways).
+  // zstd wins on dequantised weights (values repeat within a row); zstd
+  // chunks then code and decode in parallel. A lean plan switched to zstd
+  // chunks uses the primary chunk size.
+  if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() >= kWindowDecisionMinBytes) {
+    p.zstd_windows = zstd_window_ratio(data, level);
+    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking)) {
+      plan.chunk.zstd_chunks = true;
+      plan.chunk.lean = false;
+      plan.chunk_bytes = fast_chunk_bytes(data.size());
+    }
+  }
   // Effort fast, small typed inputs: streams repeated far apart within the
   // input are what chunked per-byte models miss (long_stream_path.h), and the
   // repeat path's literal-biased matcher gives up short ones.
@@ -288,6 +344,14 @@ ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype,
   return build_chunked(data, dtype, q, threads);
 }
 
+// True when zstd on the probe windows compresses nearly as well as the
+// chunked frame did (`frame_bytes` for the whole input).
+bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_bytes) {
+  if (data.size() <= kTinyInputBytes) return true;
+  const double frame_ratio = double(data.size()) / double(frame_bytes);
+  return zstd_window_ratio(data, level) >= kZstdProbeMargin * frame_ratio;
+}
+
 // Whole-buffer zstd replaces a chunked frame of `chunked_size` bytes only
 // when it is smaller. Tiny and opaque inputs always try it, as plain zstd at
 // the level.
@@ -305,6 +369,10 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   const bool always =
       data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes);
   const bool long_window = p.repeats && !always;
+  // prepare() already weighed zstd against the chunk coder on the probe
+  // windows and coded the chunks with the winner: a whole-buffer frame would
+  // differ from zstd chunks by a fraction of a percent for a second full pass.
+  if (p.zstd_windows > 0 && !always) return whole;
   if (always || (p.repeats ? detail::whole_zstd_may_win(data, p.dtype, policy)
                          : zstd_probe_close(data, policy.zstd_level, chunked_size))) {
     const bool built = build_whole_zstd(data, p.dtype, p.plan.zara, policy.zstd_level, long_window, digest, whole);
@@ -332,9 +400,11 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     chunked = build_chunked(data, dtype, plan, o.threads);
   }
   detail::store_u64(chunked.head.data() + 16, digest);
-  if (prepared.repeats) {
+  if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(chunked.size) *
+                                                   chunk_window_ratio(data, dtype, prepared.primary.chunk)) {
     // The repeat frame's one big chunk is not comparable chunk by chunk with
-    // the primary frame: build that too and keep the smaller.
+    // the primary frame: build that too and keep the smaller, unless the
+    // primary coding of the probe windows shows it far behind.
     ChunkedFrame primary = build_chunked(data, dtype, prepared.primary, o.threads);
     if (primary.size < chunked.size) {
       chunked = std::move(primary);

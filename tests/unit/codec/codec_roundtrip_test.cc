@@ -91,9 +91,11 @@ TEST(Z4aiRoundTrip, MidSizedInputIsSplitIntoChunksAndThreadIndependent) {
   }
 }
 
-TEST(Z4aiRoundTrip, AutoKeepsWholeBufferZstdWhenItIsSmaller) {
+TEST(Z4aiRoundTrip, AutoCodesDequantisedRowsAsZstdChunks) {
   // int8-dequantised fp32 rows: each 1024-element row reuses <= 256 values,
-  // which zstd's matches catch and per-byte models do not.
+  // which zstd's matches catch and per-byte models do not. zstd wins on the
+  // probe windows, so every chunk is zstd-coded (transform none) instead of
+  // a serial whole-buffer zstd frame.
   std::vector<uint8_t> data(4u << 20);
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -110,7 +112,27 @@ TEST(Z4aiRoundTrip, AutoKeepsWholeBufferZstdWhenItIsSmaller) {
   o.auto_select = false;
   auto primary = must_compress(data, o);
   EXPECT_LE(best.size(), primary.size());
-  EXPECT_EQ(best[6], 1) << "whole-buffer zstd (mode 1) should win here";
+  ASSERT_EQ(best[6], 0) << "chunked frame (mode 0) expected";
+  uint32_t n_chunks;
+  std::memcpy(&n_chunks, &best[28], 4);
+  ASSERT_GE(n_chunks, 2u);
+  size_t off = 32 + 4 * size_t(n_chunks);
+  for (uint32_t i = 0; i < n_chunks; ++i) {
+    uint32_t len;
+    std::memcpy(&len, &best[32 + 4 * size_t(i)], 4);
+    EXPECT_EQ(best[off], 0) << "chunk " << i << ": transform none";
+    EXPECT_EQ(best[off + 2], 1) << "chunk " << i << ": one stream";
+    EXPECT_EQ(best[off + 3], 1) << "chunk " << i << ": zstd";
+    off += len;
+  }
+  for (unsigned threads : {1u, 2u}) {
+    o.auto_select = true;
+    o.threads = threads;
+    EXPECT_EQ(must_compress(data, o), best) << "threads " << threads;
+    auto again = decompress(best, threads);
+    ASSERT_TRUE(again.ok()) << again.status().to_string();
+    EXPECT_EQ(again.value(), data);
+  }
   auto back = decompress(best);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   EXPECT_EQ(back.value(), data);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "codec/sparse_path.h"
@@ -87,6 +88,35 @@ TEST(SparsePath, PackUnpackRoundTripsAndRejectsStrayBits) {
   EXPECT_EQ(back, src);
   bitmap[1] |= 0x80;  // bit 15 is past element 12
   EXPECT_FALSE(bitmap_popcount(bitmap.data(), 13, count));
+}
+
+// The word loops copy every element and read packed values ahead of use:
+// every width, density and length (partial last bitmap byte, fewer than 8
+// nonzeros left) must still round-trip from a packed buffer of exactly the
+// nonzero elements.
+TEST(SparsePath, BranchFreeLoopsRoundTripEveryWidthAndDensity) {
+  std::mt19937 rng(17);
+  for (uint32_t w : {1u, 2u, 3u, 4u, 8u})
+    for (double zeros : {0.0, 0.1, 0.5, 0.97, 1.0})
+      for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{1000}, size_t{4099}}) {
+        std::vector<uint8_t> src(n * w, 0);
+        size_t nonzero = 0;
+        for (size_t i = 0; i < n; ++i) {
+          if (std::uniform_real_distribution<double>(0, 1)(rng) < zeros) continue;
+          src[i * w + rng() % w] = uint8_t(1 + rng() % 255);  // other bytes of the element stay 0
+          ++nonzero;
+        }
+        std::vector<uint8_t> bitmap(bitmap_bytes(n) + 1, 0xEE), packed(n * w + 1);
+        ASSERT_EQ(sparse_pack(src.data(), n, w, bitmap.data(), packed.data()), nonzero);
+        bitmap.resize(bitmap_bytes(n));
+        packed.resize(nonzero * w);  // exactly the packed elements: an over-read shows under ASan
+        size_t count = 0;
+        ASSERT_TRUE(bitmap_popcount(bitmap.data(), n, count));
+        ASSERT_EQ(count, nonzero);
+        std::vector<uint8_t> back(n * w, 0xAA);
+        sparse_unpack(bitmap.data(), packed.data(), n, w, back.data());
+        ASSERT_EQ(back, src) << "width " << w << ", zeros " << zeros << ", n " << n;
+      }
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+"""Structured inputs (dequantised, pruned, fp8, tied, opaque): the default
+codec round-trips them at 1 and 2 threads with one frame for both, never
+larger than auto=False, and picks the paths docs/codec.md describes
+("Structured paths")."""
+
+import struct
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import z4ai
+
+MIB = 1 << 20
+
+
+def _dequantised(rng, n, bits, dtype, row=1024):
+    qmax = (1 << (bits - 1)) - 1
+    q = np.clip(np.rint(rng.standard_normal(n) * qmax / 3), -qmax - 1, qmax).astype(np.float32)
+    scale = (np.abs(rng.standard_normal(n // row + 1)) * 0.02 / qmax + 1e-4).astype(np.float32)
+    x = q * np.repeat(scale, row)[:n]
+    return x.astype(ml_dtypes.bfloat16 if dtype == "bf16" else np.float32).tobytes()
+
+
+def _kinds():
+    rng = np.random.default_rng(3)
+    out = {}
+    for bits in (8, 4):
+        for dt, w in (("bf16", 2), ("fp32", 4)):
+            out[f"int{bits}-deq-{dt}"] = (_dequantised(rng, 4 * MIB // w, bits, dt), dt)
+    s = (rng.standard_normal(MIB // 4) * 0.02).astype(np.float32)
+    s[rng.random(s.size) < 0.5] = 0
+    out["sparse50-fp32"] = (s.tobytes(), "fp32")
+    out["fp8-e4m3"] = ((rng.standard_normal(MIB) * 0.5).astype(ml_dtypes.float8_e4m3fn).tobytes(), "f8_e4m3fn")
+    block = (rng.standard_normal(MIB // 4) * 0.02).astype(ml_dtypes.bfloat16).tobytes()
+    out["tied-bf16"] = (block + (rng.standard_normal(MIB // 8) * 0.02).astype(ml_dtypes.bfloat16).tobytes() + block,
+                        "bf16")
+    q = np.clip(np.rint(rng.standard_normal((5 * MIB // 34, 32)) * 40), -127, 127).astype(np.int8)
+    sc = (np.abs(rng.standard_normal((5 * MIB // 34, 1))) * 1e-3).astype(np.float16)
+    out["opaque-q8_0"] = (np.concatenate([sc.view(np.uint8), q.view(np.uint8)], axis=1).tobytes(), None)
+    return out
+
+
+KINDS = _kinds()  # 4-5 MiB where a test needs the window decision (from 4 MiB, docs/codec.md)
+
+
+def _chunk_heads(blob):
+    """(transform byte, [stream methods]) of every chunk of a mode-0 frame."""
+    assert blob[6] == 0, "chunked frame expected"
+    n = struct.unpack_from("<I", blob, 28)[0]
+    lens = struct.unpack_from(f"<{n}I", blob, 32)
+    off, out = 32 + 4 * n, []
+    for ln in lens:
+        tail = blob[off + 1]
+        ns = blob[off + 2 + tail]
+        methods = [blob[off + 3 + tail + 9 * i] for i in range(ns)]
+        out.append((blob[off], methods))
+        off += ln
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_round_trip_at_one_and_two_threads(kind):
+    data, dtype = KINDS[kind]
+    blob = z4ai.compress(data, dtype=dtype, threads=1)
+    assert z4ai.compress(data, dtype=dtype, threads=2) == blob
+    for t in (1, 2):
+        assert z4ai.decompress(blob, threads=t) == data
+
+
+# int4-dequantised bf16 in 1 MiB chunks: the shared ranking picks byte planes
+# (order-1), 0.5 % larger than the primary field split; chunks over 256 KiB
+# are not coded twice (docs/codec.md). Present before this change as well.
+KNOWN_AUTO_LOSSES = {"int4-deq-bf16"}
+
+
+@pytest.mark.parametrize("kind", sorted(set(KINDS) - KNOWN_AUTO_LOSSES))
+def test_auto_never_larger_than_primary(kind):
+    data, dtype = KINDS[kind]
+    assert len(z4ai.compress(data, dtype=dtype)) <= len(z4ai.compress(data, dtype=dtype, auto=False))
+
+
+@pytest.mark.xfail(strict=True, reason="ranking picks byte planes over the smaller field split (known, see above)")
+@pytest.mark.parametrize("kind", sorted(KNOWN_AUTO_LOSSES))
+def test_auto_never_larger_than_primary_known_losses(kind):
+    data, dtype = KINDS[kind]
+    assert len(z4ai.compress(data, dtype=dtype)) <= len(z4ai.compress(data, dtype=dtype, auto=False))
+
+
+@pytest.mark.parametrize("kind", ["int8-deq-fp32", "int4-deq-fp32"])
+def test_dequantised_fp32_is_zstd_chunks_not_a_whole_buffer_frame(kind):
+    # zstd wins here on size; it used to be one serial whole-buffer frame
+    # (mode 1) built after the whole chunked frame.
+    data, dtype = KINDS[kind]
+    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    assert len(heads) >= 2
+    assert all(h == (0, [1]) for h in heads)  # transform none, one zstd stream
+
+
+def test_fp8_lean_codes_the_whole_byte():
+    # One rANS order-0 stream per chunk (transform none) instead of the two
+    # field-split streams, and no whole-buffer zstd frame.
+    data, dtype = KINDS["fp8-e4m3"]
+    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    assert all(h == (0, [2]) for h in heads)
+
+
+def test_lean_mantissa_that_barely_shrinks_is_stored():
+    # int8-dequantised bf16 is lean (under 1 % zeros); its sign+mantissa
+    # stream codes to ~0.99 of its size, which cost a blocked-rANS decode.
+    data, dtype = KINDS["int8-deq-bf16"]
+    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    assert heads and all(h == (2, [2, 0]) for h in heads)  # field split: exponent rANS o0, mantissa stored
