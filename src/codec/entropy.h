@@ -54,7 +54,9 @@ BlockPlan plan_blocks(std::span<const uint8_t> in);
 // from them; stream statistics reuse the same pass.
 std::vector<uint32_t> block_histograms(std::span<const uint8_t> in);
 BlockPlan plan_blocks(const std::vector<uint32_t>& block_hist, size_t size);
-bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out);
+// try_order1: each block of 64 KiB or more also tries rANS order-1 (the
+// format always allowed it) and keeps the smaller.
+bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out, bool try_order1 = false);
 
 zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
 // Before allocating `declared` bytes for a zstd stream: length_mismatch when
@@ -70,13 +72,13 @@ zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> ou
 // Which coders the selector may try, and how hard.
 struct EntropyPolicy {
   int zstd_level = 3;
-  bool allow_context_coders = false;  // arith0/1 + brotli (ZARA)
-  int brotli_quality = 9;
-  int brotli_lgwin = 24;
-  bool exhaustive = false;  // encode every candidate instead of estimating
-  // Arithmetic coding decodes ~5x slower than rANS: below 1, it must beat
-  // the best fast coder by this factor to be chosen.
-  double slow_decode_margin = 1.0;
+  // Encode every candidate instead of estimating (ZARA): rANS order 0/1,
+  // blocked rANS, and zstd when a sample at the level beats them. No arithmetic or brotli coding: those decoded at
+  // 30-130 MB/s; their decoders stay for older ZARA frames.
+  bool exhaustive = false;
+  // exhaustive: also blocked rANS with order-1 blocks at two block sizes
+  // (max; the slowest candidates to encode, 30-130 MB/s).
+  bool order1_blocks = false;
   bool zstd_everywhere = false;  // also try zstd on noise-like streams (long repeats)
   // The input has long-range repeats: encode_best hands every stream to
   // encode_repeat_stream (repeat_path.h).

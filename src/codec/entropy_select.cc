@@ -28,6 +28,10 @@ constexpr size_t kPairSampleBytes = 256 * 1024;
 constexpr size_t kLeanSampleRuns = 16;
 constexpr size_t kLeanRunBytes = 256;
 constexpr double kLeanNoiseBits = 7.9;
+// Block sizes (log2 bytes) ZARA tries for blocked rANS with order-1 blocks:
+// 256 KiB and 1 MiB, the scale of one tensor's exponents in the models
+// measured (64 KiB blocks were no smaller and encoded at half the speed).
+constexpr int kOrder1BlockLog2s[] = {18, 20};
 
 double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
   if (total == 0) return 0;
@@ -114,12 +118,11 @@ struct Best {
   size_t size = 0;
 };
 
-// `margin` < 1 demands that a slow-to-decode coder win by that factor.
 template <class Fn>
-void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
+void try_candidate(Best& best, Method m, Fn&& encode) {
   std::vector<uint8_t> buf;
   if (!encode(buf)) return;
-  if (double(buf.size()) < margin * double(best.size)) {
+  if (buf.size() < best.size) {
     best.method = m;
     best.size = buf.size();
     best.payload = std::move(buf);
@@ -185,30 +188,30 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
     auto zstd = [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); };
     auto blocks = [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); };
     if (p.exhaustive || p.zstd_everywhere) {
+      // ZARA: every candidate decodes at rANS or zstd speed (>= 1 GB/s).
       try_candidate(best, Method::rans0, rans0);
       if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
-      // LZ coders only pay on streams with matches: probe a sample first.
-      size_t sample = std::min(in.size(), kZstdSampleBytes);
-      std::vector<uint8_t> probe;
-      const bool lz_worthwhile =
-          p.zstd_everywhere || (encode_zstd(in.subspan((in.size() - sample) / 2, sample), 1, probe) &&
-                                double(probe.size()) < 1.02 * std::min(s.est_rans0, bp.log2 ? bp.estimate : s.est_rans0) *
-                                                           double(sample) / double(in.size()));
-      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
       if (!noisy) {
-        if (p.allow_context_coders)
-          try_candidate(best, Method::arith0, [&](std::vector<uint8_t>& b) { return encode_arith(in, 0, b); },
-                        p.slow_decode_margin);
         try_candidate(best, Method::rans1, rans1);
-        if (p.allow_context_coders) {
-          try_candidate(best, Method::arith1, [&](std::vector<uint8_t>& b) { return encode_arith(in, 1, b); },
-                        p.slow_decode_margin);
-          if (lz_worthwhile)
-            try_candidate(best, Method::brotli, [&](std::vector<uint8_t>& b) {
-              return encode_brotli(in, p.brotli_quality, p.brotli_lgwin, b);
-            });
-        }
+        // Block tables follow local statistics (one tensor's exponents),
+        // order 1 their row-to-row correlation; the planner's order-0
+        // estimate cannot rank sizes for order-1 blocks, so try each.
+        if (p.order1_blocks)
+          for (int lg : kOrder1BlockLog2s)
+            try_candidate(best, Method::rans_blocks,
+                          [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); });
       }
+      // LZ only pays on streams with matches, and zstd at a high level codes
+      // ~1 MB/s: a sample at the level must beat the best rANS coding's ratio
+      // before the whole stream is coded.
+      bool lz_worthwhile = p.zstd_everywhere;
+      if (!lz_worthwhile) {
+        const size_t sample = std::min(in.size(), kZstdSampleBytes);
+        std::vector<uint8_t> probe;
+        lz_worthwhile = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+                        double(probe.size()) * double(in.size()) < double(best.size) * double(sample);
+      }
+      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
     } else {
       // The sampled order-1 estimate runs low (few samples per context): demand 5 %.
       const bool use1 = s.est_rans1 > 0 && s.est_rans1 < 0.95 * s.est_rans0;
