@@ -178,41 +178,54 @@ TEST(ZaraTier, Order1BlocksShrinkCorrelatedStreamsAndRoundTrip) {
   EXPECT_EQ(out, in);
 }
 
-// ZARA frames written before the coders were limited to fast-decoding ones
-// carry arithmetic (5, 6) and brotli (4) streams: a frame assembled from
-// those coders still decodes.
-TEST(ZaraTier, OlderFramesWithArithmeticAndBrotliStreamsDecode) {
-  const auto data = gaussian_bf16(50'000, 6);
+// A one-chunk ZARA frame of bf16 `data` as balanced/max wrote them before the
+// coders were limited to fast-decoding ones: the field split's exponents
+// coded with `exp_method` (4 brotli, 5/6 arithmetic order 0/1), the
+// sign+mantissa stream with brotli.
+std::vector<uint8_t> older_zara_frame(const std::vector<uint8_t>& data, uint8_t exp_method) {
   const size_t n = data.size() / 2;
   std::vector<uint8_t> exps(n), mants(n);
   uint8_t* planes[] = {exps.data(), mants.data()};
   detail::forward_transform(detail::Transform::field_split, DType::bf16, data.data(), n, planes);
+  std::vector<uint8_t> coded_exp, coded_mant;
+  const bool ok = exp_method == 4 ? detail::encode_brotli(exps, 11, 24, coded_exp)
+                                  : detail::encode_arith(exps, exp_method - 5, coded_exp);
+  EXPECT_TRUE(ok && detail::encode_brotli(mants, 9, 24, coded_mant));
+  std::vector<uint8_t> body{uint8_t(detail::Transform::field_split), 0, 2};
+  for (auto [m, coded] : {std::pair{exp_method, &coded_exp}, std::pair{uint8_t(4), &coded_mant}}) {
+    detail::put_u8(body, m);
+    detail::put_u32(body, uint32_t(n));
+    detail::put_u32(body, uint32_t(coded->size()));
+  }
+  detail::put_bytes(body, coded_exp);
+  detail::put_bytes(body, coded_mant);
+  detail::FrameHeader h{true, DType::bf16, detail::FrameMode::chunked, data.size(), detail::xxh3_64(data),
+                        detail::kChunkBytesMax, 1};
+  std::vector<uint8_t> frame(detail::kFrameHeaderBytes);
+  detail::write_frame_header(h, frame.data());
+  detail::put_u32(frame, uint32_t(body.size()));
+  detail::put_bytes(frame, body);
+  return frame;
+}
+
+TEST(ZaraTier, OlderFramesWithArithmeticAndBrotliStreamsDecode) {
+  const auto data = gaussian_bf16(50'000, 6);
   for (uint8_t exp_method : {5, 6, 4}) {
-    std::vector<uint8_t> coded_exp, coded_mant;
-    if (exp_method == 4) {
-      ASSERT_TRUE(detail::encode_brotli(exps, 11, 24, coded_exp));
-    } else {
-      ASSERT_TRUE(detail::encode_arith(exps, exp_method - 5, coded_exp));
-    }
-    ASSERT_TRUE(detail::encode_brotli(mants, 9, 24, coded_mant));
-    std::vector<uint8_t> body{uint8_t(detail::Transform::field_split), 0, 2};
-    detail::put_u8(body, exp_method);
-    detail::put_u32(body, uint32_t(n));
-    detail::put_u32(body, uint32_t(coded_exp.size()));
-    detail::put_u8(body, 4);
-    detail::put_u32(body, uint32_t(n));
-    detail::put_u32(body, uint32_t(coded_mant.size()));
-    detail::put_bytes(body, coded_exp);
-    detail::put_bytes(body, coded_mant);
-    detail::FrameHeader h{true, DType::bf16, detail::FrameMode::chunked, data.size(), detail::xxh3_64(data),
-                          detail::kChunkBytesMax, 1};
-    std::vector<uint8_t> frame(detail::kFrameHeaderBytes);
-    detail::write_frame_header(h, frame.data());
-    detail::put_u32(frame, uint32_t(body.size()));
-    detail::put_bytes(frame, body);
-    auto back = decompress(frame, 1);
+    auto back = decompress(older_zara_frame(data, exp_method), 1);
     ASSERT_TRUE(back.ok()) << back.status().to_string() << " method " << int(exp_method);
     EXPECT_EQ(back.value(), data);
+  }
+}
+
+// Methods 4-6 are ZARA only: the same frame labelled Z4AI is refused.
+TEST(ZaraTier, ContextCodersAreRejectedInZ4aiFrames) {
+  const auto data = gaussian_bf16(50'000, 6);
+  for (uint8_t exp_method : {5, 6, 4}) {
+    auto frame = older_zara_frame(data, exp_method);
+    std::memcpy(frame.data(), detail::kMagicZ4ai, 4);
+    auto r = decompress(frame, 1);
+    ASSERT_FALSE(r.ok()) << "method " << int(exp_method);
+    EXPECT_EQ(r.status().code(), zt::ErrorCode::corrupt_stream);
   }
 }
 
