@@ -28,6 +28,14 @@ constexpr size_t kPairSampleBytes = 256 * 1024;
 constexpr size_t kLeanSampleRuns = 16;
 constexpr size_t kLeanRunBytes = 256;
 constexpr double kLeanNoiseBits = 7.9;
+// ZARA stores a noise-like stream (mantissa bytes) unless a coder saves
+// this share of it: rANS on a 7.99-bit stream saved 0.02 % and cost a
+// quarter of a bf16 frame's decode time.
+constexpr double kNoisyMinSaving = 0.01;
+// rANS order 1 decodes at about half the speed of order 0 (htscodecs'
+// 32-way decoders; 46 % of an fp16 max frame's decode time): ZARA keeps it
+// only when it saves this share over the best order-0 coding.
+constexpr double kOrder1MinSaving = 0.005;
 // Block sizes (log2 bytes) ZARA tries for blocked rANS with order-1 blocks:
 // 256 KiB and 1 MiB, the scale of one tensor's exponents in the models
 // measured (64 KiB blocks were no smaller and encoded at half the speed).
@@ -118,11 +126,12 @@ struct Best {
   size_t size = 0;
 };
 
+// `margin` < 1 demands that a slower-decoding coder win by that factor.
 template <class Fn>
-void try_candidate(Best& best, Method m, Fn&& encode) {
+void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
   std::vector<uint8_t> buf;
   if (!encode(buf)) return;
-  if (buf.size() < best.size) {
+  if (double(buf.size()) < margin * double(best.size)) {
     best.method = m;
     best.size = buf.size();
     best.payload = std::move(buf);
@@ -189,17 +198,22 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
     auto blocks = [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); };
     if (p.exhaustive || p.zstd_everywhere) {
       // ZARA: every candidate decodes at rANS or zstd speed (>= 1 GB/s).
+      // A stored noise-like stream decodes at memcpy speed: a coder must
+      // save kNoisyMinSaving of it to be worth its decode time.
+      if (noisy) best.size = size_t(double(in.size()) * (1 - kNoisyMinSaving));
       try_candidate(best, Method::rans0, rans0);
       if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
       if (!noisy) {
-        try_candidate(best, Method::rans1, rans1);
+        const double o1_margin = 1 - kOrder1MinSaving;
+        try_candidate(best, Method::rans1, rans1, o1_margin);
         // Block tables follow local statistics (one tensor's exponents),
         // order 1 their row-to-row correlation; the planner's order-0
         // estimate cannot rank sizes for order-1 blocks, so try each.
         if (p.order1_blocks)
           for (int lg : kOrder1BlockLog2s)
-            try_candidate(best, Method::rans_blocks,
-                          [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); });
+            try_candidate(
+                best, Method::rans_blocks,
+                [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); }, o1_margin);
       }
       // LZ only pays on streams with matches, and zstd at a high level codes
       // ~1 MB/s: a sample at the level must beat the best rANS coding's ratio
