@@ -21,8 +21,9 @@ enum class Method : uint8_t {
   arith0 = 5,  // htscodecs adaptive arithmetic order-0, ZARA only
   arith1 = 6,  // htscodecs adaptive arithmetic order-1, ZARA only
   rans_blocks = 7,  // per-block stored/rANS (entropy_blocks.cc)
+  rans_segments = 8,  // per-segment stored/rANS, ZARA only (entropy_segments.cc)
 };
-inline constexpr uint8_t kMethodCount = 8;
+inline constexpr uint8_t kMethodCount = 9;
 
 // Streams at least this long get zstd long-distance matching and a window
 // covering the whole stream ("zstd with long-distance matching, so repeats
@@ -57,6 +58,9 @@ BlockPlan plan_blocks(const std::vector<uint32_t>& block_hist, size_t size);
 // try_order1: each block of 64 KiB or more also tries rANS order-1 (the
 // format always allowed it) and keeps the smaller.
 bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out, bool try_order1 = false);
+// Segments cut where the statistics change (one tensor's exponents), each
+// rANS order 0 or 1 or stored.
+bool encode_rans_segments(std::span<const uint8_t> in, std::vector<uint8_t>& out);
 
 zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
 // Before allocating `declared` bytes for a zstd stream: length_mismatch when
@@ -68,6 +72,7 @@ zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_brotli(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_rans_segments(std::span<const uint8_t> in, std::span<uint8_t> out);
 
 // Which coders the selector may try, and how hard.
 struct EntropyPolicy {
@@ -100,7 +105,7 @@ Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPoli
                    std::vector<uint8_t>& out);
 
 // Decodes a stream coded with `method` into exactly out.size() bytes.
-// `allow_context_coders` is false for Z4AI frames (methods 4..6 are ZARA only).
+// `allow_context_coders` is false for Z4AI frames (methods 4..6 and 8 are ZARA only).
 zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
                          std::span<uint8_t> out);
 

@@ -204,6 +204,8 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
       try_candidate(best, Method::rans0, rans0);
       if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
       if (!noisy) {
+        try_candidate(best, Method::rans_segments,
+                      [&](std::vector<uint8_t>& b) { return encode_rans_segments(in, b); });
         const double o1_margin = 1 - kOrder1MinSaving;
         try_candidate(best, Method::rans1, rans1, o1_margin);
         // Block tables follow local statistics (one tensor's exponents),
@@ -278,6 +280,9 @@ zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<co
     case Method::rans0:
     case Method::rans1: return decode_rans(in, out);
     case Method::rans_blocks: return decode_rans_blocks(in, out);
+    case Method::rans_segments:
+      if (allow_context_coders) return decode_rans_segments(in, out);
+      break;
     case Method::brotli:
       if (allow_context_coders) return decode_brotli(in, out);
       break;

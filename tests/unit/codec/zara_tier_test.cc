@@ -124,7 +124,7 @@ TEST(ZaraTier, RoundTripsEveryDtypeAndThreadCount) {
 }
 
 // Arithmetic coding and brotli decoded at 30-130 MB/s: new ZARA frames use
-// only stored, zstd, rANS order 0/1 and blocked rANS.
+// only stored, zstd, rANS order 0/1, blocked and segmented rANS.
 TEST(ZaraTier, WritesOnlyFastDecodingMethods) {
   auto cases = seeded_floats();
   cases.push_back({"", testing::random_bytes(200'000, 5)});
@@ -137,7 +137,7 @@ TEST(ZaraTier, WritesOnlyFastDecodingMethods) {
       o.dtype = c.dtype;
       o.effort = e;
       for (uint8_t m : stream_methods(must_compress(c.data, o)))
-        EXPECT_TRUE(m == 0 || m == 1 || m == 2 || m == 3 || m == 7)
+        EXPECT_TRUE(m == 0 || m == 1 || m == 2 || m == 3 || m == 7 || m == 8)
             << "method " << int(m) << " dtype=" << c.dtype << " n=" << c.data.size();
     }
   }
@@ -176,6 +176,69 @@ TEST(ZaraTier, Order1BlocksShrinkCorrelatedStreamsAndRoundTrip) {
   std::vector<uint8_t> out(in.size());
   ASSERT_TRUE(detail::decode_rans_blocks(order1, out).ok());
   EXPECT_EQ(out, in);
+}
+
+// Tensors of 20-150 Ki elements at scales 2^-2..2^-8: the exponent stream's
+// statistics change at each boundary, which fixed blocks cannot follow.
+std::vector<uint8_t> tensor_exponents(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint8_t> exps;
+  while (exps.size() < 600'000) {
+    const size_t k = 20'000 + rng() % 130'000;
+    const float scale = std::ldexp(1.0f, -int(2 + rng() % 7));
+    for (size_t i = 0; i < k; ++i) {
+      float f = normal(rng) * scale;
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      exps.push_back(uint8_t(u >> 23));
+    }
+  }
+  return exps;
+}
+
+TEST(ZaraTier, SegmentsFollowTensorBoundariesAndRoundTrip) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const auto in = tensor_exponents(seed);
+    std::vector<uint8_t> segments;
+    ASSERT_TRUE(detail::encode_rans_segments(in, segments));
+    for (int lg = 14; lg <= 20; lg += 2) {
+      std::vector<uint8_t> blocks;
+      ASSERT_TRUE(detail::encode_rans_blocks(in, lg, blocks, true));
+      EXPECT_LT(segments.size(), blocks.size()) << "seed " << seed << " block 2^" << lg;
+    }
+    std::vector<uint8_t> out(in.size());
+    ASSERT_TRUE(detail::decode_stream(8, true, segments, out).ok());
+    EXPECT_EQ(out, in);
+    EXPECT_EQ(detail::decode_stream(8, false, segments, out).code(), zt::ErrorCode::corrupt_stream)
+        << "segmented rANS is ZARA only";
+  }
+}
+
+TEST(ZaraTier, MalformedSegmentsAreRefused) {
+  const auto in = tensor_exponents(4);
+  std::vector<uint8_t> good;
+  ASSERT_TRUE(detail::encode_rans_segments(in, good));
+  std::vector<uint8_t> out(in.size());
+  auto refused = [&](std::vector<uint8_t> s, const char* what) {
+    EXPECT_EQ(detail::decode_rans_segments(s, out).code(), zt::ErrorCode::corrupt_stream) << what;
+  };
+  auto with_u32 = [&](size_t at, uint32_t v) {
+    auto s = good;
+    std::memcpy(&s[at], &v, 4);
+    return s;
+  };
+  refused(with_u32(0, 0), "empty segment");
+  refused(with_u32(0, uint32_t(in.size() + 1)), "segment past the stream");
+  refused(std::vector<uint8_t>(good.begin(), good.end() - 1), "truncated");
+  auto trailing = good;
+  trailing.push_back(0);
+  refused(trailing, "trailing bytes");
+  auto method = good;
+  method[4] = 7;
+  refused(method, "nested blocked rANS");
+  std::vector<uint8_t> shorter(in.size() + 1);
+  EXPECT_FALSE(detail::decode_rans_segments(good, shorter).ok()) << "segments must tile the output";
 }
 
 // A one-chunk ZARA frame of bf16 `data` as balanced/max wrote them before the
