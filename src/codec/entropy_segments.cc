@@ -18,9 +18,10 @@ namespace {
 // Segments are unions of units of this size: fine enough to find tensor
 // boundaries, coarse enough that the merge stays cheap.
 constexpr size_t kUnitBytes = size_t{4} << 10;
-// htscodecs codes blocks from 64 KiB 32-way interleaved (128 bytes of state)
-// and smaller ones 4-way (16 bytes).
-constexpr size_t kX32MinBytes = size_t{64} << 10;
+// Segments are coded 32-way interleaved whatever their size (128 bytes of
+// rANS state): htscodecs' 4-way decoder for small ones took half of a bf16
+// frame's decode time.
+constexpr double kStateBytes = 128;
 // Order 1 is tried on segments from this size (its table is 256 rows).
 constexpr size_t kMinOrder1SegmentBytes = size_t{64} << 10;
 
@@ -43,7 +44,7 @@ double segment_cost(const uint32_t* h, size_t n) {
       bits -= double(h[s]) * std::log2(double(h[s]) / double(n));
       ++distinct;
     }
-  const double coded = bits / 8 + 1.2 * double(distinct) + (n >= kX32MinBytes ? 128 : 16) + 6;
+  const double coded = bits / 8 + 1.2 * double(distinct) + kStateBytes + 6;
   return std::min(coded, double(n)) + 9;
 }
 
@@ -116,10 +117,10 @@ bool encode_rans_segments(std::span<const uint8_t> in, std::vector<uint8_t>& out
     std::span<const uint8_t> b = in.subspan(s.begin, s.size);
     buf.clear();
     Method m = Method::stored;
-    if (encode_rans(b, 0, buf) && buf.size() < b.size()) m = Method::rans0;
+    if (encode_rans(b, 0, buf, true) && buf.size() < b.size()) m = Method::rans0;
     if (b.size() >= kMinOrder1SegmentBytes) {
       buf1.clear();
-      if (encode_rans(b, 1, buf1) && buf1.size() < (m == Method::stored ? b.size() : buf.size())) {
+      if (encode_rans(b, 1, buf1, true) && buf1.size() < (m == Method::stored ? b.size() : buf.size())) {
         m = Method::rans1;
         buf.swap(buf1);
       }
