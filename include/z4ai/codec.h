@@ -57,8 +57,8 @@ zt::Result<uint32_t> dtype_width(std::string_view name);
 
 enum class Effort : uint8_t {
   fast = 0,      // Z4AI frame: multi-GB/s decode
-  balanced = 1,  // ZARA frame: adds brotli q9 and adaptive arithmetic coding
-  max = 2,       // ZARA frame: brotli q11 large window, bigger chunks
+  balanced = 1,  // ZARA frame: every fast-decoding coder (rANS o0/o1, blocked and segmented rANS, zstd-9)
+  max = 2,       // ZARA frame: balanced + order-1 rANS blocks, zstd-19; never larger than balanced/fast
 };
 zt::Result<Effort> parse_effort(std::string_view name);  // "", "fast", "balanced", "max"
 

@@ -21,8 +21,9 @@ enum class Method : uint8_t {
   arith0 = 5,  // htscodecs adaptive arithmetic order-0, ZARA only
   arith1 = 6,  // htscodecs adaptive arithmetic order-1, ZARA only
   rans_blocks = 7,  // per-block stored/rANS (entropy_blocks.cc)
+  rans_segments = 8,  // per-segment stored/rANS, ZARA only (entropy_segments.cc)
 };
-inline constexpr uint8_t kMethodCount = 8;
+inline constexpr uint8_t kMethodCount = 9;
 
 // Streams at least this long get zstd long-distance matching and a window
 // covering the whole stream ("zstd with long-distance matching, so repeats
@@ -44,7 +45,9 @@ bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias,
 // fit in out.size() bytes (the caller then stores the stream). For layouts
 // that must match other writers byte for byte (Z4AIMF01).
 size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<uint8_t> out);
-bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
+// x32: 32-way interleaving even below 64 KiB (112 more bytes of state, but
+// its SIMD decoder is several times faster than the 4-way one).
+bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out, bool x32 = false);
 bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out);
 bool encode_brotli(std::span<const uint8_t> in, int quality, int lgwin, std::vector<uint8_t>& out);
 
@@ -59,7 +62,12 @@ BlockPlan plan_blocks(std::span<const uint8_t> in);
 // from them; stream statistics reuse the same pass.
 std::vector<uint32_t> block_histograms(std::span<const uint8_t> in);
 BlockPlan plan_blocks(const std::vector<uint32_t>& block_hist, size_t size);
-bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out);
+// try_order1: each block of 64 KiB or more also tries rANS order-1 (the
+// format always allowed it) and keeps the smaller.
+bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out, bool try_order1 = false);
+// Segments cut where the statistics change (one tensor's exponents), each
+// rANS order 0 or 1 or stored.
+bool encode_rans_segments(std::span<const uint8_t> in, std::vector<uint8_t>& out);
 
 zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
 // Before allocating `declared` bytes for a zstd stream: length_mismatch when
@@ -71,17 +79,18 @@ zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_brotli(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out);
+zt::Status decode_rans_segments(std::span<const uint8_t> in, std::span<uint8_t> out);
 
 // Which coders the selector may try, and how hard.
 struct EntropyPolicy {
   int zstd_level = 3;
-  bool allow_context_coders = false;  // arith0/1 + brotli (ZARA)
-  int brotli_quality = 9;
-  int brotli_lgwin = 24;
-  bool exhaustive = false;  // encode every candidate instead of estimating
-  // Arithmetic coding decodes ~5x slower than rANS: below 1, it must beat
-  // the best fast coder by this factor to be chosen.
-  double slow_decode_margin = 1.0;
+  // Encode every candidate instead of estimating (ZARA): rANS order 0/1,
+  // blocked rANS, and zstd when a sample at the level beats them. No arithmetic or brotli coding: those decoded at
+  // 30-130 MB/s; their decoders stay for older ZARA frames.
+  bool exhaustive = false;
+  // exhaustive: also blocked rANS with order-1 blocks at two block sizes
+  // (max; the slowest candidates to encode, 30-130 MB/s).
+  bool order1_blocks = false;
   bool zstd_everywhere = false;  // also try zstd on noise-like streams (long repeats)
   // The input has long-range repeats: encode_best hands every stream to
   // encode_repeat_stream (repeat_path.h).
@@ -109,7 +118,7 @@ Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPoli
                    std::vector<uint8_t>& out);
 
 // Decodes a stream coded with `method` into exactly out.size() bytes.
-// `allow_context_coders` is false for Z4AI frames (methods 4..6 are ZARA only).
+// `allow_context_coders` is false for Z4AI frames (methods 4..6 and 8 are ZARA only).
 zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
                          std::span<uint8_t> out);
 

@@ -15,6 +15,9 @@ namespace {
 
 constexpr int kMinBlockLog2 = 14;  // 16 KiB
 constexpr int kMaxBlockLog2 = 20;  // 1 MiB
+// Order-1 blocks are tried from this size: below it the 256-row table costs
+// more than the context gains, and each block's table setup slows decoding.
+constexpr size_t kMinOrder1BlockBytes = size_t{64} << 10;
 
 double block_cost(const uint32_t* hist, size_t n) {
   if (n == 0) return 0;
@@ -69,16 +72,25 @@ BlockPlan plan_blocks(const std::vector<uint32_t>& hist, size_t size) {
 
 BlockPlan plan_blocks(std::span<const uint8_t> in) { return plan_blocks(block_histograms(in), in.size()); }
 
-bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out) {
+bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8_t>& out, bool try_order1) {
   if (log2 < kMinBlockLog2 || log2 > kMaxBlockLog2) return false;
   const size_t block = size_t{1} << log2;
   put_u8(out, uint8_t(log2));
-  std::vector<uint8_t> buf;
+  std::vector<uint8_t> buf, buf1;
   for (size_t off = 0; off < in.size(); off += block) {
     std::span<const uint8_t> b = in.subspan(off, std::min(block, in.size() - off));
     buf.clear();
     Method m = Method::stored;
     if (encode_rans(b, 0, buf) && buf.size() < b.size()) m = Method::rans0;
+    // Order 1 pays where neighbouring symbols correlate (exponents of one
+    // tensor's rows); its larger table must be repaid within the block.
+    if (try_order1 && b.size() >= kMinOrder1BlockBytes) {
+      buf1.clear();
+      if (encode_rans(b, 1, buf1) && buf1.size() < (m == Method::stored ? b.size() : buf.size())) {
+        m = Method::rans1;
+        buf.swap(buf1);
+      }
+    }
     put_u8(out, uint8_t(m));
     put_u32(out, uint32_t(m == Method::stored ? b.size() : buf.size()));
     if (m == Method::stored) {

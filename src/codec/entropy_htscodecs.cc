@@ -75,9 +75,9 @@ zt::Status size_error(const char* coder, unsigned got, size_t want) {
 
 }  // namespace
 
-bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out) {
+bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out, bool x32) {
   if (in.empty() || in.size() > kMaxStreamBytes) return false;
-  if (in.size() >= kRansX32MinBytes) order |= RANS_ORDER_X32;
+  if (x32 || in.size() >= kRansX32MinBytes) order |= RANS_ORDER_X32;
   unsigned bound = rans_compress_bound_4x16(unsigned(in.size()), order);
   // Encode into a per-thread scratch whose pages are already mapped, then
   // append only the coded bytes: resizing `out` by the bound would zero-fill

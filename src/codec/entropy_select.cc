@@ -34,6 +34,18 @@ constexpr double kLeanNoiseBits = 7.9;
 // at ~0.99) cost a blocked-rANS decode of the whole stream, 2-3x the time of
 // the exponent stream's, for well under 1 % of the frame.
 constexpr double kLeanMaxCodedShare = 0.97;
+// ZARA stores a noise-like stream (mantissa bytes) unless a coder saves
+// this share of it: rANS on a 7.99-bit stream saved 0.02 % and cost a
+// quarter of a bf16 frame's decode time.
+constexpr double kNoisyMinSaving = 0.01;
+// rANS order 1 decodes at about half the speed of order 0 (htscodecs'
+// 32-way decoders; 46 % of an fp16 max frame's decode time): ZARA keeps it
+// only when it saves this share over the best order-0 coding.
+constexpr double kOrder1MinSaving = 0.005;
+// Block sizes (log2 bytes) ZARA tries for blocked rANS with order-1 blocks:
+// 256 KiB and 1 MiB, the scale of one tensor's exponents in the models
+// measured (64 KiB blocks were no smaller and encoded at half the speed).
+constexpr int kOrder1BlockLog2s[] = {18, 20};
 
 double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
   if (total == 0) return 0;
@@ -120,7 +132,7 @@ struct Best {
   size_t size = 0;
 };
 
-// `margin` < 1 demands that a slow-to-decode coder win by that factor.
+// `margin` < 1 demands that a slower-decoding coder win by that factor.
 template <class Fn>
 void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
   std::vector<uint8_t> buf;
@@ -206,30 +218,37 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
     auto zstd = [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); };
     auto blocks = [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); };
     if (p.exhaustive || p.zstd_everywhere) {
+      // ZARA: every candidate decodes at rANS or zstd speed (>= 1 GB/s).
+      // A stored noise-like stream decodes at memcpy speed: a coder must
+      // save kNoisyMinSaving of it to be worth its decode time.
+      if (noisy) best.size = size_t(double(in.size()) * (1 - kNoisyMinSaving));
       try_candidate(best, Method::rans0, rans0);
       if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
-      // LZ coders only pay on streams with matches: probe a sample first.
-      size_t sample = std::min(in.size(), kZstdSampleBytes);
-      std::vector<uint8_t> probe;
-      const bool lz_worthwhile =
-          p.zstd_everywhere || (encode_zstd(in.subspan((in.size() - sample) / 2, sample), 1, probe) &&
-                                double(probe.size()) < 1.02 * std::min(s.est_rans0, bp.log2 ? bp.estimate : s.est_rans0) *
-                                                           double(sample) / double(in.size()));
-      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
       if (!noisy) {
-        if (p.allow_context_coders)
-          try_candidate(best, Method::arith0, [&](std::vector<uint8_t>& b) { return encode_arith(in, 0, b); },
-                        p.slow_decode_margin);
-        try_candidate(best, Method::rans1, rans1);
-        if (p.allow_context_coders) {
-          try_candidate(best, Method::arith1, [&](std::vector<uint8_t>& b) { return encode_arith(in, 1, b); },
-                        p.slow_decode_margin);
-          if (lz_worthwhile)
-            try_candidate(best, Method::brotli, [&](std::vector<uint8_t>& b) {
-              return encode_brotli(in, p.brotli_quality, p.brotli_lgwin, b);
-            });
-        }
+        try_candidate(best, Method::rans_segments,
+                      [&](std::vector<uint8_t>& b) { return encode_rans_segments(in, b); });
+        const double o1_margin = 1 - kOrder1MinSaving;
+        try_candidate(best, Method::rans1, rans1, o1_margin);
+        // Block tables follow local statistics (one tensor's exponents),
+        // order 1 their row-to-row correlation; the planner's order-0
+        // estimate cannot rank sizes for order-1 blocks, so try each.
+        if (p.order1_blocks)
+          for (int lg : kOrder1BlockLog2s)
+            try_candidate(
+                best, Method::rans_blocks,
+                [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); }, o1_margin);
       }
+      // LZ only pays on streams with matches, and zstd at a high level codes
+      // ~1 MB/s: a sample at the level must beat the best rANS coding's ratio
+      // before the whole stream is coded.
+      bool lz_worthwhile = p.zstd_everywhere;
+      if (!lz_worthwhile) {
+        const size_t sample = std::min(in.size(), kZstdSampleBytes);
+        std::vector<uint8_t> probe;
+        lz_worthwhile = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+                        double(probe.size()) * double(in.size()) < double(best.size) * double(sample);
+      }
+      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
     } else {
       // The sampled order-1 estimate runs low (few samples per context): demand 5 %.
       const bool use1 = s.est_rans1 > 0 && s.est_rans1 < 0.95 * s.est_rans0;
@@ -282,6 +301,9 @@ zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<co
     case Method::rans0:
     case Method::rans1: return decode_rans(in, out);
     case Method::rans_blocks: return decode_rans_blocks(in, out);
+    case Method::rans_segments:
+      if (allow_context_coders) return decode_rans_segments(in, out);
+      break;
     case Method::brotli:
       if (allow_context_coders) return decode_brotli(in, out);
       break;

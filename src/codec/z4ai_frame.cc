@@ -106,17 +106,12 @@ Plan make_plan(const CompressOptions& o, int level) {
   if (o.effort == Effort::fast) return p;
   p.zara = true;
   p.chunk.policy.exhaustive = true;
-  p.chunk.policy.allow_context_coders = true;
   if (o.effort == Effort::balanced) {
     p.chunk_bytes = detail::kChunkBytesBalanced;
-    p.chunk.policy.brotli_quality = 9;
-    p.chunk.policy.brotli_lgwin = 24;
-    p.chunk.policy.slow_decode_margin = 0.999;
     if (o.level < 0) p.chunk.policy.zstd_level = 9;
   } else {
     p.chunk_bytes = detail::kChunkBytesMax;
-    p.chunk.policy.brotli_quality = 11;
-    p.chunk.policy.brotli_lgwin = 26;
+    p.chunk.policy.order1_blocks = true;
     if (o.level < 0) p.chunk.policy.zstd_level = 19;
   }
   return p;
@@ -381,6 +376,15 @@ std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const Compr
   return whole;
 }
 
+// The frame effort fast writes for `data` with the same options (empty if
+// it cannot be built).
+std::vector<uint8_t> default_frame(std::span<const uint8_t> data, const CompressOptions& o) {
+  CompressOptions fo = o;
+  fo.effort = Effort::fast;
+  zt::Result<std::vector<uint8_t>> r = compress(data, fo);
+  return r.ok() ? std::move(r).value() : std::vector<uint8_t>{};
+}
+
 }  // namespace
 
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
@@ -419,8 +423,19 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     }
   }
 
-  const std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
-  const size_t size = whole.empty() ? chunked.size : whole.size();
+  std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
+  size_t size = whole.empty() ? chunked.size : whole.size();
+  if (plan.zara) {
+    // balanced/max are a best-of over the default frame too: never larger
+    // than it (its 256 Ki-element chunks can beat 8 MiB ones), and as fast to
+    // decode. ZARA allows every Z4AI method, so only the magic changes.
+    std::vector<uint8_t> fast = default_frame(data, o);
+    if (!fast.empty() && fast.size() < size) {
+      std::memcpy(fast.data(), detail::kMagicZara, 4);
+      whole = std::move(fast);
+      size = whole.size();
+    }
+  }
   uint8_t* dst = alloc(size);
   if (!dst) return {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(size) + " bytes for the frame"};
   if (whole.empty()) {
