@@ -23,6 +23,11 @@ constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_le
 // encode_chunk with auto_select also codes the primary transform (see there)
 // for chunks up to this size.
 constexpr size_t kPrimaryRecheckBytes = size_t{256} << 10;
+// ... and for larger chunks whose sampled ranking put the primary transform
+// within this factor of the winner's estimate: a close call the estimate can
+// get wrong (int4-dequantised bf16: byte planes ranked first, the field split
+// 0.5 % smaller on the whole chunk), so auto stays never larger than auto=False.
+constexpr double kPrimaryCloseCall = 1.03;
 
 // A byte vector whose resize() leaves new bytes uninitialised: every stream
 // buffer is fully written by its transform, so zero-filling it is wasted work.
@@ -235,6 +240,16 @@ std::vector<Candidate> candidates_for(const uint8_t* sample, size_t ns, DType dt
   return cands;
 }
 
+// Whether the primary transform's estimate in `ranked` (best first) is
+// within kPrimaryCloseCall of the winner's.
+bool primary_is_close(const std::vector<std::pair<double, Candidate>>& ranked, Transform primary) {
+  if (ranked.empty() || ranked.front().first <= 0) return false;
+  for (const auto& r : ranked) {
+    if (r.second.transform == primary && !r.second.sparse) return r.first <= kPrimaryCloseCall * ranked.front().first;
+  }
+  return false;
+}
+
 // Candidates with their estimated sizes on `sample`, best first.
 std::vector<std::pair<double, Candidate>> rank_on_sample(const std::vector<uint8_t>& sample, DType dtype,
                                                          const ChunkEncodeOptions& o) {
@@ -293,11 +308,13 @@ std::vector<uint8_t> emit_zstd_chunk(std::span<const uint8_t> elems, std::span<c
 
 }  // namespace
 
-std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o,
+                                     bool* primary_close) {
   const uint32_t w = dtype_width(dtype);
+  const auto ranked = rank_on_sample(sample_elements(data.data(), data.size() / w, w), dtype, o);
   std::vector<uint8_t> ids;
-  for (const auto& r : rank_on_sample(sample_elements(data.data(), data.size() / w, w), dtype, o))
-    ids.push_back(candidate_id(r.second));
+  for (const auto& r : ranked) ids.push_back(candidate_id(r.second));
+  if (primary_close) *primary_close = primary_is_close(ranked, primary_transform(dtype));
   return ids;
 }
 
@@ -366,8 +383,10 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
   // is never larger. A small sample's estimates are noisy and coding twice
   // costs little; on larger chunks it would cost 2-4x (dequantised, pruned
   // and fp16 weights, whose winner is rarely the primary) for gains the
-  // ranking's estimates put at a fraction of a percent.
-  if (!primary_done && !o.policy.long_repeats && data.size() <= kPrimaryRecheckBytes) {
+  // ranking's estimates put at a fraction of a percent, unless the sample's
+  // estimates call it close (kPrimaryCloseCall).
+  const bool close_call = o.recheck_primary || primary_is_close(ranked, primary);
+  if (!primary_done && !o.policy.long_repeats && (data.size() <= kPrimaryRecheckBytes || close_call)) {
     std::vector<uint8_t> alt = emit_primary();
     if (alt.size() < best.size()) best = std::move(alt);
     primary_done = true;

@@ -20,6 +20,9 @@ struct ChunkEncodeOptions {
   // When set (from rank_transforms on the whole input), chunks skip their
   // own sampling and try these (transform | sparse flag) ids in order.
   const std::vector<uint8_t>* ranking = nullptr;
+  // Set with a ranking whose estimates put the primary transform close to
+  // the winner: every chunk also codes the primary and keeps the smaller.
+  bool recheck_primary = false;
   // Effort fast on floats without palette or sparse structure: the lean
   // transform and encode_lean per stream, no ranking or coder search.
   bool lean = false;
@@ -39,8 +42,10 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype);
 
 // Ranks the candidate transforms (ids | kSparseFlag) for `data` by estimated
 // size on a sample, best first. Small chunks of one input share one ranking:
-// sampling each would cost as much as coding it.
-std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
+// sampling each would cost as much as coding it. `primary_close`, when given,
+// says whether the primary transform's estimate came close to the winner's.
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options,
+                                     bool* primary_close = nullptr);
 
 // `data` is one chunk: whole elements followed by at most width-1 tail bytes.
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);

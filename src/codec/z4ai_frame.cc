@@ -97,6 +97,7 @@ struct Plan {
   // rank_transforms of the whole input when prepare() already ran it (the
   // probe windows), so chunk_options does not sample the input again.
   std::vector<uint8_t> input_ranking;
+  bool input_ranking_close = false;  // rank_transforms' primary_close for it
 };
 
 Plan make_plan(const CompressOptions& o, int level) {
@@ -156,8 +157,10 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
-    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts) : plan.input_ranking;
+    bool close = plan.input_ranking_close;
+    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts, &close) : plan.input_ranking;
     opts.ranking = &ranking;
+    opts.recheck_primary = close;
   }
   // One chunk (the repeat path): the threads share out its streams instead.
   if (n_chunks == 1) opts.stream_threads = workers_for(data.size(), threads);
@@ -223,12 +226,15 @@ double zstd_window_ratio(std::span<const uint8_t> data, int level) {
 // would see structure the chunks lack (16 rows of int4 weights fit a
 // palette, 4 MiB of them do not).
 double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o,
-                          std::vector<uint8_t>* ranking_out = nullptr) {
+                          std::vector<uint8_t>* ranking_out = nullptr, bool* close_out = nullptr) {
   std::vector<uint8_t> ranking;
   if (!o.lean && o.auto_select) {
-    ranking = detail::rank_transforms(data, dtype, o);
+    bool close = false;
+    ranking = detail::rank_transforms(data, dtype, o, &close);
     o.ranking = &ranking;
+    o.recheck_primary = close;
     if (ranking_out) *ranking_out = ranking;
+    if (close_out) *close_out = close;
   }
   size_t in = 0, out = 0;
   for (auto w : probe_windows(data)) {
@@ -306,7 +312,7 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   // chunks uses the primary chunk size.
   if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() >= kWindowDecisionMinBytes) {
     p.zstd_windows = zstd_window_ratio(data, level);
-    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking)) {
+    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking, &plan.input_ranking_close)) {
       plan.chunk.zstd_chunks = true;
       plan.chunk.lean = false;
       plan.chunk_bytes = fast_chunk_bytes(data.size());
