@@ -6,6 +6,7 @@ extern "C" {
 }
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -22,6 +23,29 @@ constexpr size_t kRansX32MinBytes = 64 * 1024;
 constexpr size_t kMaxRansScratchBytes = size_t{8} << 20;
 
 unsigned char* in_ptr(std::span<const uint8_t> in) { return const_cast<unsigned char*>(in.data()); }
+
+// htscodecs' 32-way order-1 encoder (rans_compress_O1_32x16_avx512) reads
+// just outside its input: under ThreadSanitizer, whose allocator puts a
+// large block at the start of a mapping, it faulted on the byte before it.
+// A view of a memory-mapped tensor can start at a page boundary the same
+// way, so order-1 input is copied into a per-thread buffer with this many
+// zero bytes on each side (a copy costs a few percent of an order-1 encode).
+constexpr size_t kRansOrder1GuardBytes = 64;
+
+std::span<const uint8_t> guarded_order1_input(std::span<const uint8_t> in) {
+  thread_local std::unique_ptr<uint8_t[]> buf;
+  thread_local size_t buf_size = 0;
+  const size_t need = in.size() + 2 * kRansOrder1GuardBytes;
+  if (buf_size < need) {
+    buf.reset(new (std::nothrow) uint8_t[need]);
+    buf_size = buf ? need : 0;
+    if (!buf) return {};
+  }
+  std::memset(buf.get(), 0, kRansOrder1GuardBytes);
+  std::memcpy(buf.get() + kRansOrder1GuardBytes, in.data(), in.size());
+  std::memset(buf.get() + kRansOrder1GuardBytes + in.size(), 0, kRansOrder1GuardBytes);
+  return {buf.get() + kRansOrder1GuardBytes, in.size()};
+}
 
 // The only header flags our encoders write: order 0/1, X32 (rANS), and CAT
 // when coding does not pay. PACK, RLE and STRIPE make htscodecs allocate
@@ -78,6 +102,10 @@ zt::Status size_error(const char* coder, unsigned got, size_t want) {
 bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out, bool x32) {
   if (in.empty() || in.size() > kMaxStreamBytes) return false;
   if (x32 || in.size() >= kRansX32MinBytes) order |= RANS_ORDER_X32;
+  if ((order & 0x01) != 0 && (order & RANS_ORDER_X32) != 0) {
+    in = guarded_order1_input(in);
+    if (in.empty()) return false;
+  }
   unsigned bound = rans_compress_bound_4x16(unsigned(in.size()), order);
   // Encode into a per-thread scratch whose pages are already mapped, then
   // append only the coded bytes: resizing `out` by the bound would zero-fill
