@@ -59,8 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (magic[2] == 'D' && magic[3] == 'M') {
     if (frame.size() >= 13) {
-      const uint64_t at = 13 + load_u64(frame.data() + 5) + 8;  // hlen, header, data_len, digest
-      if (at >= 13 && at + 8 <= frame.size()) {
+      // hlen, header, data_len, digest; hlen is checked before any sum so
+      // a huge one cannot wrap `at` to just before the buffer.
+      const uint64_t hlen = load_u64(frame.data() + 5);
+      const uint64_t at = hlen <= frame.size() ? 13 + hlen + 8 : 0;
+      if (at != 0 && at + 8 <= frame.size()) {
         const auto d = z4ai::detail::blake2b(std::span(st).subspan(8 + kBaseHeaderLen), 8);
         std::memcpy(frame.data() + at, d.data(), 8);
       }
