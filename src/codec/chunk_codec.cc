@@ -20,15 +20,6 @@ constexpr double kSparseMinZeroShare = 0.125;
 // Above this share of all-zero elements the lean path is not taken.
 constexpr double kLeanMaxZeroShare = 0.01;
 constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_len
-// encode_chunk with auto_select also codes the primary transform (see there)
-// for chunks up to this size.
-constexpr size_t kPrimaryRecheckBytes = size_t{256} << 10;
-// ... and for larger chunks whose sampled ranking put the primary transform
-// within this factor of the winner's estimate: a close call the estimate can
-// get wrong (int4-dequantised bf16: byte planes ranked first, the field split
-// 0.5 % smaller on the whole chunk), so auto stays never larger than auto=False.
-constexpr double kPrimaryCloseCall = 1.03;
-
 // A byte vector whose resize() leaves new bytes uninitialised: every stream
 // buffer is fully written by its transform, so zero-filling it is wasted work.
 template <class T>
@@ -182,8 +173,11 @@ size_t lean_exponent_stream(Transform t) {
   return t == Transform::byte_planes || t == Transform::paired_field_split ? 1 : 0;
 }
 
+// The chunk body of `p`. Coding stops, returning an empty body, once the body
+// reaches `budget` bytes: a candidate that cannot beat a body already coded
+// is abandoned without coding its remaining streams.
 std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, const EntropyPolicy& policy,
-                          bool lean = false, unsigned stream_threads = 1) {
+                          bool lean = false, unsigned stream_threads = 1, size_t budget = SIZE_MAX) {
   std::vector<uint8_t> body;
   // Worst case is every stream stored: reserve it so appends never reallocate.
   size_t worst = 3 + tail.size() + kStreamHeaderBytes * p.streams.size();
@@ -205,12 +199,32 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
     store_u32(h + 1, uint32_t(p.streams[i].size()));
     store_u32(h + 5, uint32_t(coded));
   };
-  if (stream_threads > 1 && p.streams.size() > 1) {
-    // Each stream into its own buffer on a worker, appended in order after.
-    std::vector<std::vector<uint8_t>> coded(p.streams.size());
-    std::vector<Method> methods(p.streams.size());
-    parallel_for(p.streams.size(), stream_threads, [&](size_t i) { methods[i] = encode(i, coded[i]); });
-    for (size_t i = 0; i < p.streams.size(); ++i) {
+  const size_t k = p.streams.size();
+  if (k > 1 && (stream_threads > 1 || budget != SIZE_MAX)) {
+    // Each stream into its own buffer, appended in order after: on workers,
+    // or (with a budget) the largest-looking streams first, so a losing
+    // candidate is abandoned before its costly small streams (the exponents).
+    std::vector<std::vector<uint8_t>> coded(k);
+    std::vector<Method> methods(k);
+    if (stream_threads > 1) {
+      parallel_for(k, stream_threads, [&](size_t i) { methods[i] = encode(i, coded[i]); });
+      size_t total = body.size();
+      for (const auto& c : coded) total += c.size();
+      if (total >= budget) return {};
+    } else {
+      std::vector<double> guess(k);
+      for (size_t i = 0; i < k; ++i) guess[i] = sampled_bits_per_byte(p.streams[i]) * double(p.streams[i].size());
+      std::vector<size_t> order(k);
+      for (size_t i = 0; i < k; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return guess[a] > guess[b]; });
+      size_t total = body.size();
+      for (size_t i : order) {
+        methods[i] = encode(i, coded[i]);
+        total += coded[i].size();
+        if (total >= budget) return {};
+      }
+    }
+    for (size_t i = 0; i < k; ++i) {
       record(i, methods[i], coded[i].size());
       put_bytes(body, coded[i]);
     }
@@ -220,6 +234,7 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
     size_t before = body.size();
     Method m = encode(i, body);
     record(i, m, body.size() - before);
+    if (body.size() >= budget) return {};
   }
   return body;
 }
@@ -238,16 +253,6 @@ std::vector<Candidate> candidates_for(const uint8_t* sample, size_t ns, DType dt
   if (o.allow_sparse && ns >= 64 && double(count_zero_elements(sample, ns, w)) >= kSparseMinZeroShare * double(ns))
     cands.push_back({primary, true});
   return cands;
-}
-
-// Whether the primary transform's estimate in `ranked` (best first) is
-// within kPrimaryCloseCall of the winner's.
-bool primary_is_close(const std::vector<std::pair<double, Candidate>>& ranked, Transform primary) {
-  if (ranked.empty() || ranked.front().first <= 0) return false;
-  for (const auto& r : ranked) {
-    if (r.second.transform == primary && !r.second.sparse) return r.first <= kPrimaryCloseCall * ranked.front().first;
-  }
-  return false;
 }
 
 // Candidates with their estimated sizes on `sample`, best first.
@@ -308,13 +313,11 @@ std::vector<uint8_t> emit_zstd_chunk(std::span<const uint8_t> elems, std::span<c
 
 }  // namespace
 
-std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o,
-                                     bool* primary_close) {
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
   const uint32_t w = dtype_width(dtype);
   const auto ranked = rank_on_sample(sample_elements(data.data(), data.size() / w, w), dtype, o);
   std::vector<uint8_t> ids;
   for (const auto& r : ranked) ids.push_back(candidate_id(r.second));
-  if (primary_close) *primary_close = primary_is_close(ranked, primary_transform(dtype));
   return ids;
 }
 
@@ -344,11 +347,12 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
 
   if (o.zstd_chunks) {
     std::vector<uint8_t> best = emit_zstd_chunk(data.first(n * w), tail, o.policy.zstd_level);
-    // Same rule as below: small chunks also weigh the primary coding.
-    if (data.size() <= kPrimaryRecheckBytes) {
-      std::vector<uint8_t> alt = emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy);
-      if (alt.size() < best.size()) best = std::move(alt);
-    }
+    // auto_select=false codes this same chunk (zstd chunks keep the primary
+    // plan's chunk size) with the primary coding: coded too, stopping at
+    // zstd's size, so the chunk is never larger than auto=False's.
+    const Prepared p = prepare({o.primary_lean ? lean_transform(dtype) : primary, false}, dtype, data.data(), n);
+    std::vector<uint8_t> alt = emit(p, tail, o.policy, o.primary_lean, 1, best.size());
+    if (!alt.empty()) best = std::move(alt);
     return best;
   }
 
@@ -362,8 +366,8 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
     ranked = rank_on_sample(sample_elements(data.data(), n, w), dtype, o);
   }
   // A palette built on the sample may overflow on the whole chunk: fall back.
-  auto emit_primary = [&] {
-    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
+  auto emit_primary = [&](size_t budget) {
+    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads, budget);
   };
   std::vector<uint8_t> best;
   size_t used = 0;
@@ -374,21 +378,17 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
     primary_done = ranked[used].second.transform == primary && !ranked[used].second.sparse;
   }
   if (best.empty()) {
-    best = emit_primary();
+    best = emit_primary(SIZE_MAX);
     primary_done = true;
   }
-  // The ranking is an estimate: on chunks up to kPrimaryRecheckBytes the
-  // primary coding of the chunk (what auto_select=false writes, same chunk,
-  // same policy) is coded too and the smaller kept, so there the auto frame
-  // is never larger. A small sample's estimates are noisy and coding twice
-  // costs little; on larger chunks it would cost 2-4x (dequantised, pruned
-  // and fp16 weights, whose winner is rarely the primary) for gains the
-  // ranking's estimates put at a fraction of a percent, unless the sample's
-  // estimates call it close (kPrimaryCloseCall).
-  const bool close_call = o.recheck_primary || primary_is_close(ranked, primary);
-  if (!primary_done && !o.policy.long_repeats && (data.size() <= kPrimaryRecheckBytes || close_call)) {
-    std::vector<uint8_t> alt = emit_primary();
-    if (alt.size() < best.size()) best = std::move(alt);
+  // The ranking is an estimate (int4-dequantised bf16: byte planes ranked
+  // first, the field split 1 % smaller on the whole chunk). auto_select=false
+  // writes the primary coding of this same chunk with the same policy, so
+  // coding it too whenever another transform won keeps the auto chunk never
+  // larger by construction; it stops once it reaches the winner's size.
+  if (!primary_done && o.primary_fallback) {
+    std::vector<uint8_t> alt = emit_primary(best.size());
+    if (!alt.empty()) best = std::move(alt);
     primary_done = true;
   }
   const bool runner_up_is_primary =
@@ -397,8 +397,8 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
       ranked[used].first < 1.02 * ranked[used - 1].first) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
-      std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads);
-      if (alt.size() < best.size()) best = std::move(alt);
+      std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads, best.size());
+      if (!alt.empty()) best = std::move(alt);
     }
   }
   return best;

@@ -20,9 +20,6 @@ struct ChunkEncodeOptions {
   // When set (from rank_transforms on the whole input), chunks skip their
   // own sampling and try these (transform | sparse flag) ids in order.
   const std::vector<uint8_t>* ranking = nullptr;
-  // Set with a ranking whose estimates put the primary transform close to
-  // the winner: every chunk also codes the primary and keeps the smaller.
-  bool recheck_primary = false;
   // Effort fast on floats without palette or sparse structure: the lean
   // transform and encode_lean per stream, no ranking or coder search.
   bool lean = false;
@@ -31,6 +28,13 @@ struct ChunkEncodeOptions {
   // sees): each chunk is its bytes as one zstd stream (transform none), no
   // ranking. Chunk-parallel both ways, unlike the whole-buffer frame.
   bool zstd_chunks = false;
+  // The chunk stands in for auto_select=false's chunk of the same bytes, so
+  // it also weighs that primary coding (encode_chunk). Off for frames that
+  // are extra candidates or chunked differently (long-stream, repeat frames).
+  bool primary_fallback = true;
+  // With zstd_chunks: the auto_select=false plan these chunks fall back to
+  // codes them lean (else with the primary transform and coder search).
+  bool primary_lean = false;
   // A frame of one chunk (the repeat path's big chunk) codes its streams on
   // up to this many threads; the body is the same for any value.
   unsigned stream_threads = 1;
@@ -42,10 +46,8 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype);
 
 // Ranks the candidate transforms (ids | kSparseFlag) for `data` by estimated
 // size on a sample, best first. Small chunks of one input share one ranking:
-// sampling each would cost as much as coding it. `primary_close`, when given,
-// says whether the primary transform's estimate came close to the winner's.
-std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options,
-                                     bool* primary_close = nullptr);
+// sampling each would cost as much as coding it.
+std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
 
 // `data` is one chunk: whole elements followed by at most width-1 tail bytes.
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);

@@ -107,6 +107,10 @@ struct EntropyPolicy {
 // stored size); used to rank transforms without encoding them.
 double estimate_coded_size(std::span<const uint8_t> in);
 
+// Order-0 bits per byte of `in` on a few spread runs (4 KiB in all): a cheap
+// guess at which streams code largest, not a size estimate.
+double sampled_bits_per_byte(std::span<const uint8_t> in);
+
 // Encodes `in` with the smallest candidate (never larger than stored) and
 // appends the payload to `out`; returns the method used.
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out);

@@ -144,7 +144,9 @@ void try_candidate(Best& best, Method m, Fn&& encode, double margin = 1.0) {
   }
 }
 
-bool sample_looks_like_noise(std::span<const uint8_t> in) {
+}  // namespace
+
+double sampled_bits_per_byte(std::span<const uint8_t> in) {
   Histogram4 hist = {};
   size_t total = 0;
   auto count = [&](const uint8_t* p, size_t n) {
@@ -159,8 +161,12 @@ bool sample_looks_like_noise(std::span<const uint8_t> in) {
   }
   uint32_t sum[256];
   sum_histogram(hist, sum);
-  return entropy_bits(sum, 256, total) >= kLeanNoiseBits;
+  return entropy_bits(sum, 256, total);
 }
+
+namespace {
+
+bool sample_looks_like_noise(std::span<const uint8_t> in) { return sampled_bits_per_byte(in) >= kLeanNoiseBits; }
 
 }  // namespace
 

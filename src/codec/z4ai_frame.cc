@@ -97,7 +97,6 @@ struct Plan {
   // rank_transforms of the whole input when prepare() already ran it (the
   // probe windows), so chunk_options does not sample the input again.
   std::vector<uint8_t> input_ranking;
-  bool input_ranking_close = false;  // rank_transforms' primary_close for it
 };
 
 Plan make_plan(const CompressOptions& o, int level) {
@@ -157,10 +156,8 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < detail::kChunkBytesFast) {
     // Chunks shrunk to share a mid-sized input across cores: rank the
     // transforms once for the input instead of sampling every chunk.
-    bool close = plan.input_ranking_close;
-    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts, &close) : plan.input_ranking;
+    ranking = plan.input_ranking.empty() ? detail::rank_transforms(data, dtype, opts) : plan.input_ranking;
     opts.ranking = &ranking;
-    opts.recheck_primary = close;
   }
   // One chunk (the repeat path): the threads share out its streams instead.
   if (n_chunks == 1) opts.stream_threads = workers_for(data.size(), threads);
@@ -226,15 +223,12 @@ double zstd_window_ratio(std::span<const uint8_t> data, int level) {
 // would see structure the chunks lack (16 rows of int4 weights fit a
 // palette, 4 MiB of them do not).
 double chunk_window_ratio(std::span<const uint8_t> data, DType dtype, ChunkEncodeOptions o,
-                          std::vector<uint8_t>* ranking_out = nullptr, bool* close_out = nullptr) {
+                          std::vector<uint8_t>* ranking_out = nullptr) {
   std::vector<uint8_t> ranking;
   if (!o.lean && o.auto_select) {
-    bool close = false;
-    ranking = detail::rank_transforms(data, dtype, o, &close);
+    ranking = detail::rank_transforms(data, dtype, o);
     o.ranking = &ranking;
-    o.recheck_primary = close;
     if (ranking_out) *ranking_out = ranking;
-    if (close_out) *close_out = close;
   }
   size_t in = 0, out = 0;
   for (auto w : probe_windows(data)) {
@@ -301,6 +295,7 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
     plan.chunk_bytes = plan.zara ? plan.chunk_bytes : detail::kChunkBytesFast;
     while (plan.chunk_bytes < data.size() && plan.chunk_bytes < detail::kMaxChunkBytes) plan.chunk_bytes *= 2;
     plan.chunk.policy.long_repeats = true;
+    plan.chunk.primary_fallback = false;  // compress_to weighs the primary frame
     plan.chunk.policy.zstd_everywhere = plan.zara;  // ZARA's exhaustive candidates also try zstd everywhere
   }
   // Typed inputs at effort fast: zstd and the chunk coder are both run on
@@ -309,13 +304,14 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   // zstd frame beside it (two full passes, the second serial both ways).
   // zstd wins on dequantised weights (values repeat within a row); zstd
   // chunks then code and decode in parallel. A lean plan switched to zstd
-  // chunks uses the primary chunk size.
+  // chunks keeps the primary chunk size: each zstd chunk then also weighs
+  // auto=False's coding of the same bytes (encode_chunk).
   if (o.auto_select && !plan.zara && !p.repeats && p.dtype != DType::opaque && data.size() >= kWindowDecisionMinBytes) {
     p.zstd_windows = zstd_window_ratio(data, level);
-    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking, &plan.input_ranking_close)) {
+    if (p.zstd_windows > chunk_window_ratio(data, p.dtype, plan.chunk, &plan.input_ranking)) {
       plan.chunk.zstd_chunks = true;
+      plan.chunk.primary_lean = plan.chunk.lean;
       plan.chunk.lean = false;
-      plan.chunk_bytes = fast_chunk_bytes(data.size());
     }
   }
   // Effort fast, small typed inputs: streams repeated far apart within the
@@ -340,6 +336,7 @@ ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype,
   q.chunk.auto_select = sign_split;
   q.chunk.ranking = sign_split ? &signs : nullptr;
   q.chunk.policy.whole_stream_lz = true;
+  q.chunk.primary_fallback = false;  // a candidate beside the chunked frame
   q.chunk_bytes = detail::kChunkBytesFast;
   while (q.chunk_bytes < data.size() && q.chunk_bytes < detail::kMaxChunkBytes) q.chunk_bytes *= 2;
   return build_chunked(data, dtype, q, threads);
