@@ -169,3 +169,4 @@ def test_auto_never_larger_than_primary_on_large_chunks(buf):
     best = z4ai.compress(data, dtype=dtype)
     assert len(best) <= len(z4ai.compress(data, dtype=dtype, auto=False))
     assert z4ai.decompress(best) == data
+    assert z4ai.compress(data, dtype=dtype, threads=1) == best  # the budgeted fallback codes serially
