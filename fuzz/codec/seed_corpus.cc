@@ -1,5 +1,6 @@
 // Writes valid frames of every type as fuzz seeds:
 //   codec_seed_corpus <out_dir>  ->  <out_dir>/<target>/seed_N
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -74,6 +75,35 @@ int main(int argc, char** argv) {
       write(out / "z4ai_roundtrip_fuzz", k, rt);
       ++k;
     }
+  }
+  // Dequantised weights on a scale grid (chunk transform 6): int8 q times a
+  // scale per 256 elements, in fp32 and bf16, with -0, NaN, inf and an
+  // off-grid value as exceptions.
+  for (const char* dtype : {"fp32", "bf16"}) {
+    const size_t n = 4096, w = z4ai::dtype_width(dtype).value();
+    std::vector<uint8_t> v(n * w);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal(0.0f, 40.0f);
+    float scale = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i % 256 == 0) scale = 1e-4f * float(1 + i / 256);
+      float f = std::fmax(-127.0f, std::fmin(127.0f, std::rint(normal(rng)))) * scale;
+      if (i % 1000 == 999) f = std::array<float, 4>{-0.0f, NAN, INFINITY, 0.123f}[i / 1000];
+      if (w == 4) {
+        std::memcpy(&v[4 * i], &f, 4);
+      } else {  // bf16, round to nearest even
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        const uint16_t b = uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+        std::memcpy(&v[2 * i], &b, 2);
+      }
+    }
+    z4ai::CompressOptions o;
+    o.dtype = dtype;
+    write(out / "z4ai_decode_fuzz", k, z4ai::compress(v, o).value());
+    o.effort = z4ai::Effort::balanced;
+    write(out / "zara_decode_fuzz", k, z4ai::compress(v, o).value());
+    ++k;
   }
   // ZSTN: a small safetensors buffer with a tied tensor, contiguous and not.
   for (int gap = 0; gap < 2; ++gap) {

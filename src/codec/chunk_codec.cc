@@ -9,6 +9,7 @@
 #include "codec/byte_io.h"
 #include "codec/paired_split.h"
 #include "codec/palette.h"
+#include "codec/scale_grid.h"
 #include "codec/sparse_path.h"
 #include "codec/thread_pool.h"
 
@@ -117,6 +118,12 @@ Prepared prepare_paired(DType dtype, const uint8_t* src, size_t n) {
 Prepared prepare(Candidate c, DType dtype, const uint8_t* src, size_t n) {
   Prepared p(c);
   if (c.transform == Transform::paired_field_split) return prepare_paired(dtype, src, n);
+  if (c.transform == Transform::scale_grid) {
+    std::vector<std::vector<uint8_t>> grid;  // empty when the chunk is not a grid
+    if (grid_encode(src, n, dtype, grid))
+      for (const auto& g : grid) p.streams.emplace_back(g.begin(), g.end());
+    return p;
+  }
   if (c.transform == Transform::palette) {
     std::vector<uint8_t> pal, idx;
     if (palette_encode(src, n, dtype_width(dtype), pal, idx)) {
@@ -250,6 +257,7 @@ std::vector<Candidate> candidates_for(const uint8_t* sample, size_t ns, DType dt
   if (primary != Transform::byte_planes && w > 1) cands.push_back({Transform::byte_planes, false});
   if (primary != Transform::none) cands.push_back({Transform::none, false});
   if (palette_plausible(sample, ns, w)) cands.push_back({Transform::palette, false});
+  if (grid_plausible(sample, ns, dtype)) cands.push_back({Transform::scale_grid, false});
   if (o.allow_sparse && ns >= 64 && double(count_zero_elements(sample, ns, w)) >= kSparseMinZeroShare * double(ns))
     cands.push_back({primary, true});
   return cands;
@@ -319,6 +327,13 @@ std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype,
   std::vector<uint8_t> ids;
   for (const auto& r : ranked) ids.push_back(candidate_id(r.second));
   return ids;
+}
+
+bool grid_applies(std::span<const uint8_t> data, DType dtype) {
+  if (!grid_dtype(dtype)) return false;
+  const uint32_t w = dtype_width(dtype);
+  const std::vector<uint8_t> sample = sample_elements(data.data(), data.size() / w, w);
+  return grid_plausible(sample.data(), sample.size() / w, dtype);
 }
 
 bool lean_applies(std::span<const uint8_t> data, DType dtype) {
@@ -443,7 +458,7 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
   const Transform t = static_cast<Transform>(tid);
   const uint32_t k = stream_count(t, dtype);
   if (k == 0) return corrupt("transform " + std::to_string(tid) + " does not apply to dtype");
-  if (sparse && (t == Transform::palette || t == Transform::paired_field_split))
+  if (sparse && (t == Transform::palette || t == Transform::paired_field_split || t == Transform::scale_grid))
     return corrupt("transform " + std::to_string(tid) + " chunks cannot be sparse");
   if (tail_len != out.size() % w)
     return {zt::ErrorCode::length_mismatch, "z4ai chunk: tail length " + std::to_string(tail_len) +
@@ -478,6 +493,22 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], ptrs[0]));
     ZT_RETURN_IF_ERROR(materialize(refs[1], ctx, scratch[1], ptrs[1]));
     if (!palette_decode(ptrs[0], entries, ptrs[1], n, w, out.data())) return corrupt("palette index out of range");
+    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
+    return {};
+  }
+
+  if (t == Transform::scale_grid) {
+    // The header stream first: the other lengths follow from it and n.
+    if (refs[0].raw_len != kGridHeaderBytes)
+      return {zt::ErrorCode::length_mismatch, "z4ai chunk: scale grid header stream raw length " +
+                                                  std::to_string(refs[0].raw_len) + ", expected " +
+                                                  std::to_string(kGridHeaderBytes)};
+    ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], ptrs[0]));
+    uint32_t raw_lens[kGridStreams];
+    for (size_t i = 0; i < kGridStreams; ++i) raw_lens[i] = refs[i].raw_len;
+    ZT_RETURN_IF_ERROR(grid_check_lengths(ptrs[0], raw_lens, n, dtype));
+    for (size_t i = 1; i < n_streams; ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
+    ZT_RETURN_IF_ERROR(grid_decode(ptrs.data(), n, dtype, out.data()));
     if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
     return {};
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "codec/paired_split.h"
+#include "codec/scale_grid.h"
 
 namespace z4ai::detail {
 
@@ -15,6 +16,7 @@ uint32_t stream_count(Transform t, DType dtype) {
     case Transform::palette: return dtype_width(dtype) >= 2 ? 2 : 0;
     case Transform::paired_field_split: return paired_stream_count(dtype);
     case Transform::sign_split: return sign_split_stream_count(dtype);
+    case Transform::scale_grid: return grid_dtype(dtype) ? kGridStreams : 0;
   }
   return 0;
 }
@@ -33,7 +35,8 @@ void forward_transform(Transform t, DType dtype, const uint8_t* src, size_t n, u
     case Transform::field_split: return field_split(dtype, src, n, streams);
     case Transform::sign_split: return sign_split(dtype, src, n, streams);
     case Transform::palette:
-    case Transform::paired_field_split: return;  // chunk_codec.cc
+    case Transform::paired_field_split:
+    case Transform::scale_grid: return;  // chunk_codec.cc
   }
 }
 
@@ -46,7 +49,8 @@ void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, 
     case Transform::field_split: return field_merge(dtype, streams, n, dst);
     case Transform::sign_split: return sign_merge(dtype, streams, n, dst);
     case Transform::palette:
-    case Transform::paired_field_split: return;  // chunk_codec.cc
+    case Transform::paired_field_split:
+    case Transform::scale_grid: return;  // chunk_codec.cc
   }
 }
 

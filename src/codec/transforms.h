@@ -18,14 +18,15 @@ enum class Transform : uint8_t {
   palette = 3,      // <= 256 distinct values: value table + index stream (palette.h)
   paired_field_split = 4,  // bf16/fp32: exponents as nibble pairs (paired_split.h)
   sign_split = 5,   // bf16/fp32: sign, exponent, mantissa streams apart (sign_split.cc)
+  scale_grid = 6,   // fp32/bf16/fp16: q * scale per group + exceptions (scale_grid.h)
 };
-inline constexpr uint8_t kTransformCount = 6;
+inline constexpr uint8_t kTransformCount = 7;
 // Transform byte flag: an element bitmap of nonzeros precedes the streams and
 // only nonzero elements are transformed (sparse_path.h).
 inline constexpr uint8_t kSparseFlag = 0x80;
 
 // Streams produced for n elements; 0 if the transform does not apply to dtype.
-// The palette and paired transforms are handled by chunk_codec.cc itself
+// The palette, paired and scale-grid transforms are handled by chunk_codec.cc itself
 // (their stream lengths are not all n).
 uint32_t stream_count(Transform t, DType dtype);
 // Bytes in each stream for n elements.

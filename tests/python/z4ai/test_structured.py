@@ -3,13 +3,12 @@ codec round-trips them at 1 and 2 threads with one frame for both, never
 larger than auto=False, and picks the paths docs/codec.md describes
 ("Structured paths")."""
 
-import struct
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import z4ai
+from _frames import chunk_heads
 
 MIB = 1 << 20
 
@@ -44,21 +43,6 @@ def _kinds():
 KINDS = _kinds()  # 4-5 MiB where a test needs the window decision (from 4 MiB, docs/codec.md)
 
 
-def _chunk_heads(blob):
-    """(transform byte, [stream methods]) of every chunk of a mode-0 frame."""
-    assert blob[6] == 0, "chunked frame expected"
-    n = struct.unpack_from("<I", blob, 28)[0]
-    lens = struct.unpack_from(f"<{n}I", blob, 32)
-    off, out = 32 + 4 * n, []
-    for ln in lens:
-        tail = blob[off + 1]
-        ns = blob[off + 2 + tail]
-        methods = [blob[off + 3 + tail + 9 * i] for i in range(ns)]
-        out.append((blob[off], methods))
-        off += ln
-    return out
-
-
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_round_trip_at_one_and_two_threads(kind):
     data, dtype = KINDS[kind]
@@ -76,29 +60,31 @@ def test_auto_never_larger_than_primary(kind):
     assert len(z4ai.compress(data, dtype=dtype)) <= len(z4ai.compress(data, dtype=dtype, auto=False))
 
 
-@pytest.mark.parametrize("kind", ["int8-deq-fp32", "int4-deq-fp32"])
-def test_dequantised_fp32_is_zstd_chunks_not_a_whole_buffer_frame(kind):
-    # zstd wins here on size; it used to be one serial whole-buffer frame
-    # (mode 1) built after the whole chunked frame.
+@pytest.mark.parametrize("kind", ["int8-deq-fp32", "int4-deq-fp32", "int8-deq-bf16", "int4-deq-bf16"])
+def test_dequantised_is_scale_grid_chunks_not_a_whole_buffer_frame(kind):
+    # The scale grid (transform 6) codes one byte of q per element; before
+    # it, zstd chunks (fp32) or the lean field split (int8 bf16) were the
+    # best, 2.5-3x larger. Still chunk-parallel, no whole-buffer frame.
     data, dtype = KINDS[kind]
-    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    heads = chunk_heads(z4ai.compress(data, dtype=dtype))
     assert len(heads) >= 2
-    assert all(h == (0, [1]) for h in heads)  # transform none, one zstd stream
+    assert all(h[0] == 6 and len(h[1]) == 5 for h in heads)
 
 
 def test_fp8_lean_codes_the_whole_byte():
     # One rANS order-0 stream per chunk (transform none) instead of the two
     # field-split streams, and no whole-buffer zstd frame.
     data, dtype = KINDS["fp8-e4m3"]
-    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    heads = chunk_heads(z4ai.compress(data, dtype=dtype))
     assert all(h == (0, [2]) for h in heads)
 
 
 def test_lean_mantissa_that_barely_shrinks_is_stored():
-    # int8-dequantised bf16 is lean (under 1 % zeros); its sign+mantissa
-    # stream codes to ~0.99 of its size, which cost a blocked-rANS decode.
+    # int8-dequantised bf16 is lean under auto=False (under 1 % zeros; auto
+    # takes the scale grid); its sign+mantissa stream codes to ~0.99 of its
+    # size, which cost a blocked-rANS decode.
     data, dtype = KINDS["int8-deq-bf16"]
-    heads = _chunk_heads(z4ai.compress(data, dtype=dtype))
+    heads = chunk_heads(z4ai.compress(data, dtype=dtype, auto=False))
     assert heads and all(h == (2, [2, 0]) for h in heads)  # field split: exponent rANS o0, mantissa stored
 
 
