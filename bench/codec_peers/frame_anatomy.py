@@ -43,7 +43,7 @@ def anatomy(frame: bytes) -> dict:
         p = 2 + tail
         n_streams = body[p]
         p += 1
-        out["transforms"][TRANSFORMS.get(t & 0x7F, t) + (" +sparse" if t & 0x80 else "")] += 1
+        out["transforms"][str(TRANSFORMS.get(t & 0x7F, t)) + (" +sparse" if t & 0x80 else "")] += 1
         for _ in range(n_streams):
             m, _raw, comp = struct.unpack_from("<BII", body, p)
             p += 9

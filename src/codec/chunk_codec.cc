@@ -444,9 +444,29 @@ zt::Status materialize(const StreamRef& s, bool ctx, std::vector<uint8_t>& scrat
   return {};
 }
 
+// Decodes streams [first, refs.size()) into ptrs, on up to `threads` threads
+// when more than one of them is coded (stored ones are pointers, no work).
+zt::Status materialize_all(const std::vector<StreamRef>& refs, size_t first, bool ctx,
+                           std::vector<std::vector<uint8_t>>& scratch, std::vector<const uint8_t*>& ptrs,
+                           unsigned threads) {
+  size_t coded = 0;
+  for (size_t i = first; i < refs.size(); ++i) coded += refs[i].method != uint8_t(Method::stored);
+  if (threads <= 1 || coded < 2) {
+    for (size_t i = first; i < refs.size(); ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
+    return {};
+  }
+  std::vector<zt::Status> status(refs.size() - first);
+  parallel_for(status.size(), threads, [&](size_t k) {
+    status[k] = materialize(refs[first + k], ctx, scratch[first + k], ptrs[first + k]);
+  });
+  for (const auto& s : status) ZT_RETURN_IF_ERROR(s);
+  return {};
+}
+
 }  // namespace
 
-zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, std::span<uint8_t> out) {
+zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, std::span<uint8_t> out,
+                        unsigned stream_threads) {
   const uint32_t w = dtype_width(dtype);
   const size_t n = out.size() / w;
   ByteReader r(body);
@@ -517,7 +537,7 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
     std::vector<uint32_t> raw_lens(n_streams);
     for (size_t i = 0; i < n_streams; ++i) raw_lens[i] = refs[i].raw_len;
     ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
-    for (size_t i = 0; i < n_streams; ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
+    ZT_RETURN_IF_ERROR(materialize_all(refs, 0, ctx, scratch, ptrs, stream_threads));
     ZT_RETURN_IF_ERROR(paired_merge(dtype, ptrs.data(), raw_lens[0], n, out.data()));
     if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
     return {};
@@ -549,8 +569,8 @@ zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, st
       return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream " + std::to_string(i) + " raw length " +
                                                   std::to_string(refs[i].raw_len) + ", expected " +
                                                   std::to_string(want)};
-    ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
   }
+  ZT_RETURN_IF_ERROR(materialize_all(refs, first, ctx, scratch, ptrs, stream_threads));
   if (!sparse) {
     inverse_transform(t, dtype, ptrs.data() + first, n, out.data());
   } else {

@@ -56,8 +56,9 @@ std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype,
 // `data` is one chunk: whole elements followed by at most width-1 tail bytes.
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
 
-// Decodes one chunk body into exactly out.size() bytes.
+// Decodes one chunk body into exactly out.size() bytes; its coded streams on
+// up to `stream_threads` threads (a frame of one chunk leaves cores idle).
 zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders,
-                        std::span<uint8_t> out);
+                        std::span<uint8_t> out, unsigned stream_threads = 1);
 
 }  // namespace z4ai::detail

@@ -75,6 +75,30 @@ TEST(RepeatPath, FramesIdenticalForAnyThreadCount) {
   }
 }
 
+// A frame of one chunk decodes its streams on the threads (decode_chunk's
+// stream_threads): the same bytes for any count, and a damaged stream is an
+// error on every count, wherever it lies.
+TEST(RepeatPath, OneChunkFrameDecodesOnAnyThreadCount) {
+  Tied t;
+  CompressOptions o;
+  o.dtype = "bf16";
+  auto frame = must_compress(t.tied, o);
+  ASSERT_EQ(frame[6], 0);  // chunked
+  uint32_t n_chunks = 0;
+  std::memcpy(&n_chunks, &frame[28], 4);
+  ASSERT_EQ(n_chunks, 1u);
+  for (unsigned th : {1u, 2u, 4u}) {
+    auto back = decompress(frame, th);
+    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    EXPECT_EQ(back.value(), t.tied) << "threads=" << th;
+  }
+  for (size_t at : {frame.size() / 3, frame.size() / 2, frame.size() - 100}) {
+    auto bad = frame;
+    bad[at] ^= 0x5A;
+    for (unsigned th : {1u, 2u, 4u}) EXPECT_FALSE(decompress(bad, th).ok()) << "byte " << at << " threads=" << th;
+  }
+}
+
 TEST(RepeatPath, ZaraIsNoWorseThanFast) {
   Tied t;
   CompressOptions fast, zara;

@@ -2,6 +2,7 @@
 // pattern, including NaNs, infinities and subnormals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -57,6 +58,53 @@ TEST(FieldSplit, Bf16ExponentStreamHoldsTheExponent) {
   field_split(DType::bf16, one.data(), 1, s);
   EXPECT_EQ(e, 127);
   EXPECT_EQ(sm, 0);
+}
+
+// The sign split as docs/codec.md defines it, one element at a time: the
+// block-wise kernels in sign_split.cc must match it byte for byte.
+void reference_sign_split(DType d, const uint8_t* src, size_t n, std::vector<std::vector<uint8_t>>& s) {
+  const bool bf = d == DType::bf16;
+  s.assign(bf ? 3 : 5, std::vector<uint8_t>(n));
+  s[0].assign((n + 7) / 8, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t v = bf ? uint32_t(src[2 * i] | src[2 * i + 1] << 8) << 16
+                          : uint32_t(src[4 * i]) | uint32_t(src[4 * i + 1]) << 8 | uint32_t(src[4 * i + 2]) << 16 |
+                                uint32_t(src[4 * i + 3]) << 24;
+    s[0][i / 8] |= uint8_t((v >> 31) << (i % 8));
+    s[1][i] = uint8_t(v >> 23);
+    s[2][i] = uint8_t((v >> 16) & 0x7F);
+    if (!bf) {
+      s[3][i] = uint8_t(v >> 8);
+      s[4][i] = uint8_t(v);
+    }
+  }
+}
+
+TEST(SignSplit, MatchesTheElementwiseDefinitionAtEveryLength) {
+  auto bytes = z4ai::testing::random_bytes(4 * 9000);
+  for (DType d : {DType::bf16, DType::fp32}) {
+    const uint32_t w = dtype_width(d);
+    for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{63}, size_t{4095}, size_t{4096},
+                     size_t{4097}, size_t{8999}}) {
+      std::vector<std::vector<uint8_t>> want, got(stream_count(Transform::sign_split, d));
+      reference_sign_split(d, bytes.data(), n, want);
+      std::vector<uint8_t*> wp;
+      for (uint32_t i = 0; i < got.size(); ++i) {
+        got[i].assign(stream_length_at(Transform::sign_split, d, n, i), 0xA5);
+        wp.push_back(got[i].data());
+      }
+      forward_transform(Transform::sign_split, d, bytes.data(), n, wp.data());
+      ASSERT_EQ(got, want) << dtype_name(d) << " n=" << n;
+      // Merge masks every field: stray mantissa top bits and sign bits past n change nothing.
+      for (auto& b : got[2]) b |= 0x80;
+      if (n % 8) got[0].back() |= uint8_t(0xFF << (n % 8));
+      std::vector<const uint8_t*> rp;
+      for (auto& g : got) rp.push_back(g.data());
+      std::vector<uint8_t> back(n * w);
+      inverse_transform(Transform::sign_split, d, rp.data(), n, back.data());
+      ASSERT_TRUE(std::equal(back.begin(), back.end(), bytes.begin())) << dtype_name(d) << " n=" << n;
+    }
+  }
 }
 
 TEST(BytePlanes, OddWidthsRoundTrip) {
