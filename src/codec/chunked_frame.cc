@@ -178,10 +178,28 @@ uint8_t* zstd_scratch(size_t bytes) {
   return buf.get();
 }
 
+// Writes one plane's entry (u8 method, u32 len, bytes) at `at`: zstd when its
+// frame is strictly shorter than the plane, else the plane stored (PyPI's
+// rule). zstd codes into a scratch of its full bound, not into the n - 1
+// bytes a kept frame could take: with less room it fails frames that end
+// just under n (they come out stored, unlike PyPI's). `plane` may lie at or
+// after at + 5; returns the entry's length.
+size_t put_plane(const uint8_t* plane, size_t n, int level, uint8_t* at) {
+  size_t z = 0;
+  if (n) {
+    uint8_t* zbuf = zstd_scratch(detail::zstd_bound(n));
+    z = detail::encode_zstd_plain_into({plane, n}, level, {zbuf, detail::zstd_bound(n)});
+    if (z >= n) z = 0;
+    if (z) std::memcpy(at + 5, zbuf, z);
+  }
+  at[0] = z ? kZstd : kStored;
+  detail::store_u32(at + 1, uint32_t(z ? z : n));
+  if (!z && at + 5 != plane) std::memmove(at + 5, plane, n);
+  return 5 + (z ? z : n);
+}
+
 // Codes chunk `c` at `slot` (slot_bytes(c) of room); returns the bytes
-// written. A plane is zstd only when that is strictly shorter than the plane
-// (PyPI's rule), so zstd gets n - 1 bytes of room and a plane that does not
-// fit is stored. The planes are split straight into the slot, each where it
+// written. The planes are split straight into the slot, each where it
 // would sit were every plane stored; the coded chunk is then written over
 // them front to back. Plane j's entry starts at or before its split copy
 // and ends before plane j + 1's, so nothing is overwritten before it is
@@ -195,26 +213,12 @@ size_t encode_chunk(const Layout& l, size_t c, std::span<const uint8_t> data, in
   slot[4] = uint8_t(tail);
   if (tail) std::memcpy(slot + 5, src + n * w, tail);
   uint8_t* const first = slot + 5 + tail;
-  uint8_t* p = first;
-  if (w == 1) {  // the plane is the input: zstd writes into place
-    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into({src, n}, level, {p + 5, n - 1});
-    p[0] = z ? kZstd : kStored;
-    detail::store_u32(p + 1, uint32_t(z ? z : n));
-    if (!z && n) std::memcpy(p + 5, src, n);
-    return size_t(5 + tail + 5 + (z ? z : n));
-  }
-  uint8_t* planes[255];
+  if (w == 1) return 5 + tail + put_plane(src, n, level, first);  // the plane is the input
+  uint8_t* planes[255] = {};
   for (uint32_t j = 0; j < w; ++j) planes[j] = first + j * (5 + n) + 5;
   detail::split_planes(src, n, w, planes);
-  uint8_t* zbuf = zstd_scratch(n);
-  for (uint32_t j = 0; j < w; ++j) {
-    size_t z = n == 0 ? 0 : detail::encode_zstd_plain_into({planes[j], n}, level, {zbuf, n - 1});
-    p[0] = z ? kZstd : kStored;
-    detail::store_u32(p + 1, uint32_t(z ? z : n));
-    if (z) std::memcpy(p + 5, zbuf, z);
-    else if (p + 5 != planes[j]) std::memmove(p + 5, planes[j], n);
-    p += 5 + (z ? z : n);
-  }
+  uint8_t* p = first;
+  for (uint32_t j = 0; j < w; ++j) p += put_plane(planes[j], n, level, p);
   return size_t(p - slot);
 }
 

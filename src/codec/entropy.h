@@ -41,10 +41,14 @@ bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& o
 bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias, std::vector<uint8_t>& out,
                       size_t max_bytes = SIZE_MAX);
 // zstd at `level` with nothing else set (what ZSTD_compress(level) writes),
-// straight into `out`: returns the frame's length, or 0 when it would not
-// fit in out.size() bytes (the caller then stores the stream). For layouts
-// that must match other writers byte for byte (Z4AIMF01).
+// straight into `out`, which must hold zstd_bound(in.size()) bytes: returns
+// the frame's length (0 only if zstd fails). For layouts that must match
+// other writers byte for byte (Z4AIMF01). Less room is refused: zstd fails a
+// frame that ends a few bytes inside a tight buffer, or stores a block raw
+// that it would have coded, so the frame would differ from ZSTD_compress's.
 size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<uint8_t> out);
+// ZSTD_compressBound: the room zstd needs to finish any frame of n bytes.
+size_t zstd_bound(size_t n);
 // x32: 32-way interleaving even below 64 KiB (112 more bytes of state, but
 // its SIMD decoder is several times faster than the 4-way one).
 bool encode_rans(std::span<const uint8_t> in, int order, std::vector<uint8_t>& out, bool x32 = false);

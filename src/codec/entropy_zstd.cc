@@ -55,15 +55,23 @@ int ceil_log2(size_t n) {
   return l;
 }
 
+// Room past max_bytes for zstd to finish a frame that ends within it. With
+// less, zstd fails a frame that ends a few bytes inside the buffer (its bit
+// writers keep spare bytes) or stores raw a block it would have coded, so the
+// kept frames would depend on the room. Each block's coding needs at most its
+// raw worst case beyond what it finally writes; one such block is this much.
+constexpr size_t kFinishRoom = ZSTD_COMPRESSBOUND(ZSTD_BLOCKSIZE_MAX);
+
 // Runs the configured context over `in`, appending the frame to `out`; fails
-// when the frame would exceed max_bytes (a caller that would store the stream
-// instead passes its length: `out` then never grows past it).
+// when the frame exceeds max_bytes (a caller that would store the stream
+// instead passes its length: `out` then never grows more than kFinishRoom
+// past it, and zstd still gives up early on a stream far over it).
 bool compress_into(ZSTD_CCtx* c, std::span<const uint8_t> in, std::vector<uint8_t>& out,
                    size_t max_bytes = SIZE_MAX) {
-  size_t base = out.size();
-  out.resize(base + std::min(max_bytes, ZSTD_compressBound(in.size())));
+  const size_t base = out.size(), bound = ZSTD_compressBound(in.size());
+  out.resize(base + (max_bytes >= bound ? bound : std::min(bound, max_bytes + kFinishRoom)));
   size_t r = ZSTD_compress2(c, out.data() + base, out.size() - base, in.data(), in.size());
-  if (ZSTD_isError(r)) {
+  if (ZSTD_isError(r) || r > max_bytes) {
     out.resize(base);
     return false;
   }
@@ -87,9 +95,11 @@ bool encode_zstd(std::span<const uint8_t> in, int level, std::vector<uint8_t>& o
   return compress_into(c, in, out);
 }
 
+size_t zstd_bound(size_t n) { return ZSTD_compressBound(n); }
+
 size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<uint8_t> out) {
   ZSTD_CCtx* c = thread_cctx();
-  if (!c) return 0;
+  if (!c || out.size() < ZSTD_compressBound(in.size())) return 0;
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
   size_t r = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());

@@ -17,6 +17,19 @@ def _normals(seed: int, n: int, scale: float) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(n) * scale
 
 
+def _boundary_plane(seed: int, n: int, k: int) -> np.ndarray:
+    """k random bytes, then n - k from a 4-letter alphabet: as k grows, zstd's
+    frame for the plane creeps up to n bytes, one byte at a time."""
+    g = np.random.default_rng(seed)
+    return np.concatenate([g.integers(0, 256, k), g.integers(0, 4, n - k)]).astype(np.uint8)
+
+
+def _bf16_tiny_tensor(n: int, k: int) -> bytes:
+    """n bf16 elements: a random low byte, a high byte from _boundary_plane."""
+    lo = np.random.default_rng(n + 2).integers(0, 256, n).astype(np.uint8)
+    return np.stack([lo, _boundary_plane(n + 1, n, k)], 1).tobytes()
+
+
 def cases() -> dict:
     return {
         "fp32_1mib_chunks": (_normals(1, 600_000, 0.02).astype(np.float32).tobytes(),
@@ -35,4 +48,29 @@ def cases() -> dict:
         # on zstd long-distance matching; PyPI's chunked coder never does.
         "raw_9mib_plane": (np.random.default_rng(7).integers(0, 16, 9 * MiB + 3, dtype=np.uint8).tobytes(),
                            {"chunk_size": 16 * MiB}),
+        # Planes zstd codes to exactly n - 1 and n - 2 bytes, alone and as a
+        # tiny tensor's high byte (per-tensor entries of small models): PyPI
+        # keeps the zstd frame; a coder that gives zstd only n - 1 bytes of
+        # room cannot finish it and stores the plane.
+        "plane_zstd_n_minus_1": (_boundary_plane(300, 300, 169).tobytes(), {}),
+        "plane_zstd_n_minus_2": (_boundary_plane(300, 300, 167).tobytes(), {}),
+        "bf16_tiny_high_plane_n_minus_1": (_bf16_tiny_tensor(384, 230), {"dtype": "bf16"}),
     }
+
+
+def tiny_tensors() -> dict:
+    """A per-tensor model's small tensors (biases, norm scales, conv kernels of
+    4..259 elements) in fp32/bf16/fp16, each compressed alone: about 1 in 14
+    has a plane zstd codes to 1..8 bytes under its size. Compared against the
+    peer live (too many for the manifest); name -> (input bytes, dtype)."""
+    out = {}
+    for dtype in ("fp32", "bf16", "fp16"):
+        for n in range(4, 260, 3):
+            for kind, scale, loc in (("bias", 0.02, 0.0), ("norm", 0.05, 1.0), ("conv", 0.3, 0.0)):
+                x = np.random.default_rng([n, len(dtype), len(kind)]).standard_normal(n) * scale + loc
+                if dtype == "bf16":
+                    b = x.astype(np.float32).view(np.uint16)[1::2].tobytes()
+                else:
+                    b = x.astype(np.float32 if dtype == "fp32" else np.float16).tobytes()
+                out[f"{dtype}_{kind}_{n}"] = (b, dtype)
+    return out
