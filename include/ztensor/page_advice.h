@@ -19,6 +19,8 @@ namespace zt {
 inline constexpr size_t kPrefaultMinBytes = size_t{8} << 20;
 
 // Advisory: on kernels without MADV_POPULATE_WRITE (< 5.14) nothing happens.
+// Pages already resident (mincore) are skipped: a repeated call's output is
+// often recycled heap memory.
 void prefault_pages(void* data, size_t size);
 
 }  // namespace zt
