@@ -107,16 +107,6 @@ unsigned workers_for(uint64_t bytes, unsigned threads) {
   return unsigned(std::min<uint64_t>(detail::resolve_threads(threads), by_size));
 }
 
-// Coding a chunk costs 3-10x decoding it (0.3-1.5 ms for the smallest,
-// 128 KiB): from this much input per worker the chunk coding of a frame is
-// shared out, so a 0.7-1 MB input (two to six chunks) uses both cores.
-constexpr size_t kMinCodingBytesPerWorker = size_t{128} << 10;
-
-unsigned coding_workers_for(uint64_t bytes, unsigned threads) {
-  uint64_t by_size = std::max<uint64_t>(1, bytes / kMinCodingBytesPerWorker);
-  return unsigned(std::min<uint64_t>(detail::resolve_threads(threads), by_size));
-}
-
 struct Plan {
   bool zara = false;
   uint32_t chunk_bytes = detail::kChunkBytesFast;
@@ -191,18 +181,13 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   return opts;
 }
 
-// `stream_threads`, when not 0, overrides the size-based share for a frame
-// of one chunk (a candidate whose coding costs far more per byte than the
-// chunk coder's: thread start-up is then noise).
-ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
-                           unsigned stream_threads = 0) {
+ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
   const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
   ChunkedFrame f;
   f.bodies.resize(n_chunks);
   std::vector<uint8_t> ranking;
-  ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
-  if (n_chunks == 1 && stream_threads != 0) opts.stream_threads = stream_threads;
-  detail::parallel_for(n_chunks, coding_workers_for(data.size(), threads), [&](size_t i) {
+  const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
+  detail::parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
     f.bodies[i] = detail::encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
   });
   // The digest is patched in by the caller (it may run beside the coding).
@@ -369,8 +354,6 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
 // (on fp16 the field split beat byte planes).
 ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype, const Plan& primary,
                                      unsigned threads) {
-  // Its zstd stages with long-distance matching cost ~10 ms per MB: past a
-  // tiny input every thread takes a stream, whatever the size.
   static const std::vector<uint8_t> signs{uint8_t(detail::Transform::sign_split)};
   const bool sign_split = detail::sign_split_stream_count(dtype) != 0;
   Plan q = primary;
@@ -383,7 +366,7 @@ ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype,
   q.chunk.primary_fallback = data.size() <= kLongStreamPrimaryBytes;
   q.chunk_bytes = detail::kChunkBytesFast;
   while (q.chunk_bytes < data.size() && q.chunk_bytes < detail::kMaxChunkBytes) q.chunk_bytes *= 2;
-  return build_chunked(data, dtype, q, threads, data.size() > kTinyInputBytes ? detail::resolve_threads(threads) : 0);
+  return build_chunked(data, dtype, q, threads);
 }
 
 // True when zstd on the probe windows compresses nearly as well as the
@@ -400,30 +383,16 @@ bool zstd_probe_close(std::span<const uint8_t> data, int level, size_t frame_byt
 // Above that, with repeats the frame's ratio includes them, so the window
 // probe compares like with like instead (repeat_path.h) and the candidate
 // also uses LDM. Empty when the chunked frame stays.
-// Opaque bytes (no dtype: metadata, text) up to kOpaqueWholeMaxBytes try it
-// too: plain zstd at the level is what such a buffer is held against, and
-// the window probe misses text whose matches reach far back.
-bool whole_always_tried(std::span<const uint8_t> data, const CompressOptions& o, const Prepared& p) {
-  return o.auto_select && !data.empty() &&
-         (data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes));
-}
-
-// `prebuilt`, when given, is the frame whole_always_tried inputs get (built
-// beside the chunked frame, digest not yet patched; empty if it failed).
 std::vector<uint8_t> whole_if_smaller(std::span<const uint8_t> data, const CompressOptions& o, const Prepared& p,
-                                      uint64_t digest, size_t chunked_size,
-                                      std::vector<uint8_t>* prebuilt = nullptr) {
+                                      uint64_t digest, size_t chunked_size) {
   std::vector<uint8_t> whole;
   if (!o.auto_select || data.empty()) return whole;
   const auto& policy = p.plan.chunk.policy;
-  const bool always = whole_always_tried(data, o, p);
-  if (always && prebuilt) {
-    if (!prebuilt->empty() && prebuilt->size() < chunked_size) {
-      whole = std::move(*prebuilt);
-      detail::store_u64(whole.data() + 16, digest);
-    }
-    return whole;
-  }
+  // Opaque bytes (no dtype: metadata, text) up to kOpaqueWholeMaxBytes try it
+  // too: plain zstd at the level is what such a buffer is held against, and
+  // the window probe misses text whose matches reach far back.
+  const bool always =
+      data.size() <= kTinyInputBytes || (p.dtype == DType::opaque && data.size() <= kOpaqueWholeMaxBytes);
   const bool long_window = p.repeats && !always;
   // prepare() already weighed zstd against the chunk coder on the probe
   // windows and coded the chunks with the winner: a whole-buffer frame would
@@ -454,30 +423,16 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
   const Plan& plan = prepared.plan;
   // The checksum is a serial pass over the input: with spare threads it runs
   // beside the chunk coding and is patched into the finished frame header.
-  // So do the candidates that do not depend on the chunked frame (small
-  // inputs, whose chunks leave a core idle): the long-stream frame and the
-  // whole-buffer frame opaque and tiny inputs always try. Not for tiny
-  // inputs themselves: there a thread start costs as much as the coding.
-  const bool spare = detail::resolve_threads(o.threads) > 1 && data.size() > kTinyInputBytes;
-  const bool side_digest = spare && data.size() >= kOverlapMinBytes;
-  const bool side_long = spare && prepared.long_streams;
-  const bool side_whole = spare && whole_always_tried(data, o, prepared);
   uint64_t digest = 0;
-  ChunkedFrame chunked, long_frame;
-  std::vector<uint8_t> early_whole;
-  if (side_digest || side_long || side_whole) {
-    std::thread side([&] {
-      if (side_digest) digest = detail::xxh3_64(data);
-      if (side_long) long_frame = build_long_stream_frame(data, dtype, prepared.primary, o.threads);
-      if (side_whole && !build_whole_zstd(data, dtype, plan.zara, plan.chunk.policy.zstd_level, false, 0, early_whole))
-        early_whole.clear();
-    });
+  ChunkedFrame chunked;
+  if (detail::resolve_threads(o.threads) > 1 && data.size() >= kOverlapMinBytes) {
+    std::thread side([&] { digest = detail::xxh3_64(data); });
     chunked = build_chunked(data, dtype, plan, o.threads);
     side.join();
   } else {
+    digest = detail::xxh3_64(data);
     chunked = build_chunked(data, dtype, plan, o.threads);
   }
-  if (!side_digest) digest = detail::xxh3_64(data);
   detail::store_u64(chunked.head.data() + 16, digest);
   if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(chunked.size) *
                                                    chunk_window_ratio(data, dtype, prepared.primary.chunk)) {
@@ -491,14 +446,14 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     }
   }
   if (prepared.long_streams) {
-    ChunkedFrame alt = side_long ? std::move(long_frame) : build_long_stream_frame(data, dtype, prepared.primary, o.threads);
+    ChunkedFrame alt = build_long_stream_frame(data, dtype, prepared.primary, o.threads);
     if (alt.size < chunked.size) {
       chunked = std::move(alt);
       detail::store_u64(chunked.head.data() + 16, digest);
     }
   }
 
-  std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size, side_whole ? &early_whole : nullptr);
+  std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
   size_t size = whole.empty() ? chunked.size : whole.size();
   if (plan.zara) {
     // balanced/max are a best-of over the default frame too: never larger
