@@ -295,10 +295,11 @@ float smallest_gap(const Group& gr) {
   return std::isfinite(gap) ? gap : 0.0f;
 }
 
-// Quotients of m / k up to this are right: m is within half a unit of the
-// dtype's precision of |q_min| * s, so |q| * that error stays well below 1/2.
+// Quotients of m / k up to this are right: bf16 keeps m and each element
+// within 2^-9 of their exact products, so x / m is within |q| * 2^-8 of q,
+// a quarter at most for |q| <= 64 (fp16: 2^-12, every |q| <= 127).
 // The first refinement uses only those (no outlier sweep), the second all.
-int reliable_q(DType dt) { return dt == DType::bf16 ? 32 : kMaxQ; }
+int reliable_q(DType dt) { return dt == DType::bf16 ? 64 : kMaxQ; }
 
 // The smallest finite nonzero |x| (HUGE_VALF when none), over kLanes
 // running minima so the loop vectorises.
