@@ -40,10 +40,6 @@ struct ChunkEncodeOptions {
   unsigned stream_threads = 1;
 };
 
-// True when a sample of `data` (fp32, bf16, fp16) sits on a scale grid
-// (scale_grid.h): dequantised weights, which the lean path would miss.
-bool grid_applies(std::span<const uint8_t> data, DType dtype);
-
 // True when `data` (a float dtype) shows no sign of palette, sparse or
 // quantised structure on a sample, so every chunk can take the lean path.
 bool lean_applies(std::span<const uint8_t> data, DType dtype);

@@ -303,13 +303,6 @@ zt::Result<Prepared> prepare(std::span<const uint8_t> data, const CompressOption
   Plan& plan = p.plan;
   plan = primary;
   plan.chunk.auto_select = o.auto_select;
-  // Dequantised weights on a scale grid: the lean path's one fixed transform
-  // would hide them from the chunk ranking, whose grid candidate codes one
-  // byte per element (scale_grid.h).
-  if (o.auto_select && plan.chunk.lean && detail::grid_applies(data, p.dtype)) {
-    plan.chunk.lean = false;
-    plan.chunk_bytes = fast_chunk_bytes(data.size());
-  }
   // Long-range repeats (tied or copied weights) are found first: then a
   // frame of small chunks cannot win (each chunk sees only itself), so one
   // big chunk is built, whose streams go to the repeat coder (repeat_path.h:
