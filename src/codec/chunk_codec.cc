@@ -354,24 +354,16 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
     };
     // Dequantised weights pass the lean rule (few zeros, > 256 values) but
     // sit on a scale grid: with auto, a chunk whose windows show one is
-    // coded as a grid (same chunks as auto=False). The lean coding is built
-    // too and the smaller kept on chunks up to kPrimaryRecheckBytes, and on
-    // larger ones unless the lean estimate on a sample puts the grid clear
-    // ahead (kPrimaryCloseCall): int8 grids code to ~0.7x the lean size, and
-    // coding both halved the compress speed.
+    // coded as a grid (same chunks as auto=False). The lean coding (what
+    // auto=False writes) is coded too, stopping once it reaches the grid's
+    // size, so the chunk is never larger than auto=False's by construction.
     if (o.auto_select && grid_plausible(data.data(), n, dtype)) {
       Prepared g = prepare({Transform::scale_grid, false}, dtype, data.data(), n);
       if (!g.streams.empty()) {
         std::vector<uint8_t> grid = emit(g, tail, o.policy);
-        if (data.size() > kPrimaryRecheckBytes) {
-          const std::vector<uint8_t> sample = sample_elements(data.data(), n, w);
-          const size_t ns = sample.size() / w;
-          const double lean_estimate =
-              estimate(prepare({lean_transform(dtype), false}, dtype, sample.data(), ns)) * double(n) / double(ns);
-          if (kPrimaryCloseCall * double(grid.size()) < lean_estimate) return grid;
-        }
-        std::vector<uint8_t> lean = emit_lean();
-        return grid.size() < lean.size() ? grid : lean;
+        std::vector<uint8_t> lean =
+            emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true, 1, grid.size());
+        return lean.empty() ? grid : lean;
       }
     }
     return emit_lean();
