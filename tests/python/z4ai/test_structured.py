@@ -3,6 +3,8 @@ codec round-trips them at 1 and 2 threads with one frame for both, never
 larger than auto=False, and picks the paths docs/codec.md describes
 ("Structured paths")."""
 
+import struct
+
 import ml_dtypes
 import numpy as np
 import pytest
