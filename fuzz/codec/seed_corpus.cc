@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "codec/byte_io.h"
+#include "codec/entropy.h"
+#include "codec/rans14.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
@@ -21,6 +24,33 @@ static void write(const fs::path& dir, int i, const std::vector<uint8_t>& bytes)
   fs::create_directories(dir);
   std::ofstream(dir / ("seed_" + std::to_string(i)), std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+// `frame` (one mode-0 chunk) with stream `s` recoded as method 9 (14-bit
+// rANS): the encoder picks it only on large i.i.d. inputs, too big for a seed.
+static std::vector<uint8_t> with_rans14_stream(const std::vector<uint8_t>& frame, size_t s) {
+  using namespace z4ai::detail;
+  const size_t body = 36, tail = frame[body + 1], table = body + 3 + tail;
+  const size_t k = frame[body + 2 + tail];
+  std::vector<uint8_t> out(frame.begin(), frame.begin() + std::ptrdiff_t(table + 9 * k));
+  size_t off = table + 9 * k;
+  for (size_t i = 0; i < k; ++i) {
+    const uint8_t* h = frame.data() + table + 9 * i;
+    const size_t comp = load_u32(h + 5);
+    std::vector<uint8_t> payload(frame.begin() + std::ptrdiff_t(off), frame.begin() + std::ptrdiff_t(off + comp));
+    off += comp;
+    if (i == s) {
+      std::vector<uint8_t> raw(load_u32(h + 1));
+      if (!decode_stream(h[0], false, payload, raw).ok()) return frame;
+      payload.clear();
+      encode_rans14(raw, payload);
+      out[table + 9 * i] = uint8_t(Method::rans0_14);
+      store_u32(out.data() + table + 9 * i + 5, uint32_t(payload.size()));
+    }
+    out.insert(out.end(), payload.begin(), payload.end());
+  }
+  store_u32(out.data() + 32, uint32_t(out.size() - body));
+  return out;
 }
 
 int main(int argc, char** argv) {
@@ -119,6 +149,10 @@ int main(int argc, char** argv) {
     }
     write(out / "zstn_decode_fuzz", gap, z4ai::zstn::compress(st, {}).value());
   }
+  // Method 9 on both streams of the weight-like bf16 input (one field-split chunk).
+  z4ai::CompressOptions o;
+  o.dtype = "bf16";
+  write(out / "z4ai_decode_fuzz", k, with_rans14_stream(with_rans14_stream(z4ai::compress(inputs[7], o).value(), 0), 1));
   std::printf("wrote %d seeds per target under %s\n", k, out.c_str());
   return 0;
 }

@@ -22,8 +22,9 @@ enum class Method : uint8_t {
   arith1 = 6,  // htscodecs adaptive arithmetic order-1, ZARA only
   rans_blocks = 7,  // per-block stored/rANS (entropy_blocks.cc)
   rans_segments = 8,  // per-segment stored/rANS, ZARA only (entropy_segments.cc)
+  rans0_14 = 9,       // 4-way rANS order-0 with 14-bit frequencies (rans14.h)
 };
-inline constexpr uint8_t kMethodCount = 9;
+inline constexpr uint8_t kMethodCount = 10;
 
 // Streams at least this long get zstd long-distance matching and a window
 // covering the whole stream ("zstd with long-distance matching, so repeats

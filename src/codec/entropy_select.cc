@@ -9,7 +9,9 @@
 
 #include "codec/entropy.h"
 #include "codec/histogram.h"
+#include "codec/legacy_format.h"
 #include "codec/long_stream_path.h"
+#include "codec/rans14.h"
 #include "codec/repeat_path.h"
 
 namespace z4ai::detail {
@@ -34,6 +36,24 @@ constexpr double kLeanNoiseBits = 7.9;
 // at ~0.99) cost a blocked-rANS decode of the whole stream, 2-3x the time of
 // the exponent stream's, for well under 1 % of the frame.
 constexpr double kLeanMaxCodedShare = 0.97;
+// A lean stream whose sample is noise but whose neighbouring bytes repeat
+// more than kLeanRunShare of the time (noise: 1/256; nudenet's fp32 low
+// mantissa bytes 6-12/256 in chunks holding runs of zeros) tries zstd on the
+// whole stream and keeps it when it saves kLeanRunMinSaving (2-4 % there).
+// The 14-bit order-0 coder (rans14.h) decodes 2.3x slower than htscodecs
+// SIMD order-0 (gaussian bf16 frame 57 -> 132 ms, threads=1), so a lean exponent stream
+// takes it only when it saves this share: i.i.d. gaussian exponent pairs
+// save 0.6-0.65 % (finer frequencies for a wide alphabet), trained weights
+// (MiniLM, nudenet, resemblyzer, mtcnn) under 0.15 %.
+constexpr double kRans14MinSaving = 0.004;
+// Whether to count the whole stream is decided on 4 KiB blocks, one in 8; a
+// sample's entropy runs low, hence half the saving as the gate.
+constexpr size_t kRans14GateBlock = 4096;
+constexpr size_t kRans14GateStride = 8;
+constexpr size_t kLeanRunMinBytes = 4096;
+constexpr double kLeanRunShare = 2.0 / 256;
+constexpr size_t kLeanRunStride = 8;
+constexpr double kLeanRunMinSaving = 0.01;
 // ZARA stores a noise-like stream (mantissa bytes) unless a coder saves
 // this share of it: rANS on a 7.99-bit stream saved 0.02 % and cost a
 // quarter of a bf16 frame's decode time.
@@ -168,6 +188,49 @@ namespace {
 
 bool sample_looks_like_noise(std::span<const uint8_t> in) { return sampled_bits_per_byte(in) >= kLeanNoiseBits; }
 
+// Whether more than kLeanRunShare of `in`'s bytes equal the one before (1/256
+// in noise), on every kLeanRunStride-th byte: runs long enough to pay for
+// zstd are seen all the same, at a fraction of a full pass (a full one cost
+// resemblyzer's bf16 compress ~15 %).
+bool has_runs(std::span<const uint8_t> in) {
+  size_t same = 0, seen = 0;
+  for (size_t i = 1; i < in.size(); i += kLeanRunStride, ++seen) same += in[i] == in[i - 1];
+  return double(same) > kLeanRunShare * double(seen);
+}
+
+// `out` holds `in` coded with `m` from `base` on: replaced by the 14-bit
+// order-0 coding when that saves kRans14MinSaving (its exact cost from the
+// normalised table decides whether to encode it at all).
+Method finer_order0(std::span<const uint8_t> in, Method m, size_t base, std::vector<uint8_t>& out) {
+  const size_t coded = out.size() - base;
+  uint32_t counts[256];
+  uint16_t freq[256];
+  {
+    // Gate on every kRans14GateStride-th block: trained weights, which never
+    // take it, skip the full histogram (an eighth of the exponent pass).
+    Histogram4 hist = {};
+    size_t sampled = 0;
+    for (size_t b = 0; b < in.size(); b += kRans14GateBlock * kRans14GateStride) {
+      const size_t len = std::min(kRans14GateBlock, in.size() - b);
+      count_bytes(hist, in.data() + b, len);
+      sampled += len;
+    }
+    sum_histogram(hist, counts);
+    rans14_normalize(counts, freq);
+    const double header = double(kRans14HeaderBytes);
+    const double scaled = (rans14_coded_size(counts, freq) - header) * double(in.size()) / double(sampled) + header;
+    if (scaled > (1 - kRans14MinSaving / 2) * double(coded)) return m;
+  }
+  rans14_table(in, counts, freq);
+  const double limit = (1 - kRans14MinSaving) * double(coded);
+  if (rans14_coded_size(counts, freq) > limit) return m;
+  std::vector<uint8_t> alt;
+  if (!encode_rans14(in, freq, alt) || double(alt.size()) > limit) return m;
+  out.resize(base);
+  out.insert(out.end(), alt.begin(), alt.end());
+  return Method::rans0_14;
+}
+
 }  // namespace
 
 Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
@@ -178,23 +241,34 @@ Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPoli
       std::vector<uint8_t> o1;
       const bool try1 = policy.lean_order1 && encode_rans(in, 1, o1) && o1.size() < in.size();
       if (encode_rans(in, 0, out) && out.size() - base < in.size()) {
-        if (!try1 || out.size() - base <= o1.size()) return Method::rans0;
+        if (!try1 || out.size() - base <= o1.size()) return finer_order0(in, Method::rans0, base, out);
         out.resize(base);
         out.insert(out.end(), o1.begin(), o1.end());
-        return Method::rans1;
+        return finer_order0(in, Method::rans1, base, out);
       }
       out.resize(base);
       if (try1) {
         out.insert(out.end(), o1.begin(), o1.end());
-        return Method::rans1;
+        return finer_order0(in, Method::rans1, base, out);
       }
-    } else if (!sample_looks_like_noise(in)) {
-      // Mantissa bytes with structure (quantised or repeated values): rare
-      // enough to afford the full search, which also tries zstd.
-      const size_t base = out.size();
-      const Method m = encode_best(in, policy, out);
-      if (m == Method::stored || double(out.size() - base) <= kLeanMaxCodedShare * double(in.size())) return m;
-      out.resize(base);
+    } else {
+      if (!sample_looks_like_noise(in)) {
+        // Mantissa bytes with structure (quantised or repeated values): rare
+        // enough to afford the full search, which also tries zstd.
+        const size_t base = out.size();
+        const Method m = encode_best(in, policy, out);
+        if (m == Method::stored || double(out.size() - base) <= kLeanMaxCodedShare * double(in.size())) return m;
+        out.resize(base);
+      }
+      if (in.size() >= kLeanRunMinBytes && has_runs(in)) {
+        // Noise with runs (a stretch of exact zeros in one tensor): zstd
+        // finds them and decodes the rest as literals, near memcpy speed.
+        const size_t base = out.size();
+        if (encode_zstd(in, policy.zstd_level, out) &&
+            double(out.size() - base) <= (1 - kLeanRunMinSaving) * double(in.size()))
+          return Method::zstd;
+        out.resize(base);
+      }
     }
   }
   out.insert(out.end(), in.begin(), in.end());
@@ -307,6 +381,7 @@ zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<co
     case Method::rans0:
     case Method::rans1: return decode_rans(in, out);
     case Method::rans_blocks: return decode_rans_blocks(in, out);
+    case Method::rans0_14: return decode_legacy_rans0(in, out);
     case Method::rans_segments:
       if (allow_context_coders) return decode_rans_segments(in, out);
       break;

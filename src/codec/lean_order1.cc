@@ -28,17 +28,22 @@ uint8_t symbol(const uint8_t* e, DType dtype) {
   return dtype == DType::fp16 ? uint8_t(top >> 8) : uint8_t(top >> 7);
 }
 
+// Window k of `windows` (kWindowElems elements, centred in the k-th of equal segments).
+const uint8_t* window(std::span<const uint8_t> data, size_t k, size_t windows, size_t w) {
+  const size_t segment = data.size() / w / windows;
+  return data.data() + (k * segment + (segment - kWindowElems) / 2) * w;
+}
+
 }  // namespace
 
 bool lean_order1_pays(std::span<const uint8_t> data, DType dtype) {
   if (dtype != DType::bf16 && dtype != DType::fp16 && dtype != DType::fp32) return false;
   const size_t w = dtype_width(dtype), n = data.size() / w;
   if (n < kWindows * kWindowElems * 2) return false;
-  const size_t segment = n / kWindows;
   std::vector<uint32_t> pairs(size_t{256} * 256, 0);
   uint32_t ctx[256] = {0}, next[256] = {0};
   for (size_t k = 0; k < kWindows; ++k) {
-    const uint8_t* p = data.data() + (k * segment + (segment - kWindowElems) / 2) * w;
+    const uint8_t* p = window(data, k, kWindows, w);
     uint8_t prev = symbol(p, dtype);
     for (size_t i = 1; i < kWindowElems; ++i) {
       const uint8_t s = symbol(p + i * w, dtype);
@@ -55,6 +60,34 @@ bool lean_order1_pays(std::span<const uint8_t> data, DType dtype) {
     if (ctx[c]) bits1 += bits(&pairs[c << 8], ctx[c]);
   }
   return bits1 < kOrder1Share * bits(next, total);
+}
+
+}  // namespace z4ai::detail
+
+namespace z4ai::detail {
+namespace {
+// kStationaryWindows windows of kWindowElems elements, centred in equal
+// segments; i.i.d. exponents measure a gap of ~0.004 bits (sample bias).
+constexpr size_t kStationaryWindows = 8;
+constexpr double kStationaryMaxGapBits = 0.01;
+}  // namespace
+
+bool lean_exponents_stationary(std::span<const uint8_t> data, DType dtype) {
+  if (dtype != DType::bf16 && dtype != DType::fp16 && dtype != DType::fp32) return false;
+  const size_t w = dtype_width(dtype), n = data.size() / w;
+  if (n < kStationaryWindows * kWindowElems * 2) return false;
+  uint32_t pooled[256] = {0};
+  double window_bits = 0;
+  for (size_t k = 0; k < kStationaryWindows; ++k) {
+    const uint8_t* p = window(data, k, kStationaryWindows, w);
+    uint32_t counts[256] = {0};
+    for (size_t i = 0; i < kWindowElems; ++i) ++counts[symbol(p + i * w, dtype)];
+    for (size_t c = 0; c < 256; ++c) pooled[c] += counts[c];
+    window_bits += bits(counts, kWindowElems);
+  }
+  const double total = double(kStationaryWindows * kWindowElems);
+  const double gap = (bits(pooled, uint64_t(total)) - window_bits) / total;
+  return gap < kStationaryMaxGapBits;
 }
 
 }  // namespace z4ai::detail

@@ -16,4 +16,9 @@ namespace z4ai::detail {
 // element's symbol as context.
 bool lean_order1_pays(std::span<const uint8_t> data, DType dtype);
 
+// True when the same exponent symbol's order-0 statistics barely differ
+// between spread windows of `data` (one histogram fits them all, e.g.
+// i.i.d. values): a chunk's rANS table then gains nothing from locality.
+bool lean_exponents_stationary(std::span<const uint8_t> data, DType dtype);
+
 }  // namespace z4ai::detail

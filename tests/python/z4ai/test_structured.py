@@ -109,6 +109,36 @@ def test_lean_order1_inputs_take_larger_chunks(elements, chunk_elements):
     assert struct.unpack_from("<I", primary, 24)[0] == chunk_elements * 2
     assert len(z4ai.compress(data, dtype="bf16")) <= len(primary)
     assert z4ai.decompress(primary) == data
-    # Plain weights (order 0) keep 256 Ki-element chunks.
-    plain = (np.random.default_rng(1).standard_normal(elements) * 0.02).astype(ml_dtypes.bfloat16).tobytes()
+    # Plain weights (order 0) whose scale changes from tensor to tensor keep
+    # 256 Ki-element chunks (i.i.d. ones take large chunks: test_rans14.py).
+    rng = np.random.default_rng(1)
+    scales = np.repeat(2.0 ** rng.uniform(-7, -5, elements // (1 << 18)), 1 << 18)
+    plain = (rng.standard_normal(elements) * scales).astype(ml_dtypes.bfloat16).tobytes()
     assert struct.unpack_from("<I", z4ai.compress(plain, dtype="bf16", auto=False), 24)[0] == (256 << 10) * 2
+
+
+def test_gaussian_bf16_exponents_take_method_9_and_round_trip():
+    # Method 9 (14-bit order-0 rANS, docs/codec.md "Stream methods"): i.i.d.
+    # exponents are stationary, so their chunks grow (up to 4 Mi elements, at
+    # least 4 chunks) and their pairs take the finer frequencies.
+    rng = np.random.default_rng(11)
+    data = (rng.standard_normal(8 << 20) * 0.02).astype(ml_dtypes.bfloat16).tobytes()
+    blob = z4ai.compress(data, dtype="bf16")
+    heads = _chunk_heads(blob)
+    assert len(heads) == 4
+    assert all(h[0] == 4 and h[1][1] == 9 for h in heads), heads  # paired split, stream 1: exponent pairs
+    assert z4ai.compress(data, dtype="bf16", threads=1) == blob
+    for t in (1, 2):
+        assert z4ai.decompress(blob, threads=t) == data
+
+
+def test_changing_scales_keep_htscodecs_and_small_chunks():
+    # Tensors of different scale back to back, as in a checkpoint.
+    rng = np.random.default_rng(12)
+    parts = [rng.standard_normal(1 << 18) * s for s in (0.002, 0.05, 0.01, 0.3) * 4]
+    data = np.concatenate(parts).astype(ml_dtypes.bfloat16).tobytes()
+    blob = z4ai.compress(data, dtype="bf16")
+    heads = _chunk_heads(blob)
+    assert len(heads) == 16, "256 Ki-element chunks"
+    assert all(9 not in h[1] for h in heads), heads
+    assert z4ai.decompress(blob) == data
