@@ -124,7 +124,7 @@ def test_gaussian_bf16_exponents_take_method_9_and_round_trip():
     rng = np.random.default_rng(11)
     data = (rng.standard_normal(8 << 20) * 0.02).astype(ml_dtypes.bfloat16).tobytes()
     blob = z4ai.compress(data, dtype="bf16")
-    heads = _chunk_heads(blob)
+    heads = chunk_heads(blob)
     assert len(heads) == 4
     assert all(h[0] == 4 and h[1][1] == 9 for h in heads), heads  # paired split, stream 1: exponent pairs
     assert z4ai.compress(data, dtype="bf16", threads=1) == blob
@@ -138,7 +138,7 @@ def test_changing_scales_keep_htscodecs_and_small_chunks():
     parts = [rng.standard_normal(1 << 18) * s for s in (0.002, 0.05, 0.01, 0.3) * 4]
     data = np.concatenate(parts).astype(ml_dtypes.bfloat16).tobytes()
     blob = z4ai.compress(data, dtype="bf16")
-    heads = _chunk_heads(blob)
+    heads = chunk_heads(blob)
     assert len(heads) == 16, "256 Ki-element chunks"
     assert all(9 not in h[1] for h in heads), heads
     assert z4ai.decompress(blob) == data
