@@ -40,8 +40,9 @@ constexpr double kLeanMaxCodedShare = 0.97;
 // more than kLeanRunShare of the time (noise: 1/256; nudenet's fp32 low
 // mantissa bytes 6-12/256 in chunks holding runs of zeros) tries zstd on the
 // whole stream and keeps it when it saves kLeanRunMinSaving (2-4 % there).
-// The 14-bit order-0 coder (rans14.h) decodes 2.3x slower than htscodecs
-// SIMD order-0 (gaussian bf16 frame 57 -> 132 ms, threads=1), so a lean exponent stream
+// The 14-bit order-0 coder (rans14.h) decoded 2.3x slower than htscodecs
+// SIMD order-0 (gaussian bf16 frame 57 -> 132 ms, threads=1; 88 ms CPU since
+// the 4-lane decoder of legacy_rans.cc), so a lean exponent stream
 // takes it only when it saves this share: i.i.d. gaussian exponent pairs
 // save 0.6-0.65 % (finer frequencies for a wide alphabet), trained weights
 // (MiniLM, nudenet, resemblyzer, mtcnn) under 0.15 %.

@@ -50,10 +50,12 @@ zt::Status corrupt(const std::string& what) {
 
 uint64_t slice_begin(uint64_t n, uint64_t k, uint64_t i) { return n * i / k; }
 
-// One frequency table, its cumulative starts and slot -> symbol map.
+// One frequency table, its cumulative starts and slot -> symbol map; fc
+// packs freq | cum << 16 (both <= 2^14) so a decode step makes one load.
 struct Model {
   std::array<uint16_t, 256> freq{};
   std::array<uint32_t, 256> cum{};
+  std::array<uint32_t, 256> fc{};
   std::vector<uint8_t> slot;
 };
 
@@ -63,6 +65,7 @@ zt::Status build_model(const uint8_t* table, int bits, Model& m) {
   for (int s = 0; s < 256; ++s) {
     m.freq[s] = uint16_t(table[2 * s] | table[2 * s + 1] << 8);
     m.cum[s] = acc;
+    m.fc[s] = m.freq[s] | acc << 16;
     acc += m.freq[s];
   }
   if (acc != scale) return corrupt("frequency table sums to " + std::to_string(acc) + ", not " + std::to_string(scale));
@@ -90,6 +93,27 @@ struct StateReader {
 
 bool valid_start(uint32_t x) { return x >= kRansLow && x < (1u << 31); }
 
+// One order-0 step on state x: its symbol, then the state renormalised. A
+// step leaves x >= 2^9: it takes 2 bytes below 2^15, 1 below 2^23, else
+// none, a count known from x alone, so the read pointer's advance never
+// waits on a byte load. The caller guarantees p[0] and p[1] are readable.
+inline uint8_t o0_step(const Model& m, uint32_t& x, const uint8_t*& p) {
+  constexpr uint32_t mask = (1u << kO0Bits) - 1;
+  const uint32_t slot = x & mask;
+  const uint8_t sym = m.slot[slot];
+  const uint32_t st = m.fc[sym];
+  x = (st & 0xFFFF) * (x >> kO0Bits) + slot - (st >> 16);
+  const uint32_t k = uint32_t(x < kRansLow) + uint32_t(x < (kRansLow >> 8));
+  const uint32_t next2 = uint32_t(p[0]) << 8 | p[1];
+  x = (x << (8 * k)) | (next2 >> (8 * (2 - k)));
+  p += k;
+  return sym;
+}
+
+// The 4 lanes live in registers; bounds are checked once per group of 4
+// symbols (8 bytes at most), the last groups byte by byte.
+constexpr size_t kMaxGroupBytes = 2 * kLanes;
+
 zt::Status decode_o0_stream(std::span<const uint8_t> in, const Model& m, std::span<uint8_t> out) {
   if (out.empty()) return {};
   if (in.size() < 4 * kLanes) return corrupt("stream of " + std::to_string(in.size()) + " bytes has no 4 states");
@@ -98,13 +122,27 @@ zt::Status decode_o0_stream(std::span<const uint8_t> in, const Model& m, std::sp
     x[l] = load_u32(in.data() + 4 * l);
     if (!valid_start(x[l])) return corrupt("initial state out of range");
   }
-  StateReader r{in.data() + 4 * kLanes, in.data() + in.size()};
+  const uint8_t* p = in.data() + 4 * kLanes;
+  const uint8_t* const end = in.data() + in.size();
+  uint8_t* o = out.data();
+  size_t i = 0;
+  {
+    uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+    for (; i + kLanes <= out.size() && size_t(end - p) >= kMaxGroupBytes; i += kLanes) {
+      o[i] = o0_step(m, x0, p);
+      o[i + 1] = o0_step(m, x1, p);
+      o[i + 2] = o0_step(m, x2, p);
+      o[i + 3] = o0_step(m, x3, p);
+    }
+    x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3;
+  }
+  StateReader r{p, end};
   constexpr uint32_t mask = (1u << kO0Bits) - 1;
-  for (size_t i = 0; i < out.size(); ++i) {
+  for (; i < out.size(); ++i) {
     uint32_t& s = x[i % kLanes];
     const uint32_t slot = s & mask;
     const uint8_t sym = m.slot[slot];
-    out[i] = sym;
+    o[i] = sym;
     s = r.renorm(m.freq[sym] * (s >> kO0Bits) + slot - m.cum[sym]);
   }
   if (r.overrun) return corrupt("stream runs past its coded bytes");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <queue>
 
 #include "codec/byte_io.h"
@@ -70,52 +71,90 @@ double rans14_coded_size(const uint32_t* counts, const uint16_t* freq) {
   return bits / 8 + double(kRans14HeaderBytes);
 }
 
+namespace {
+
+// A symbol's encode step: s / f as a multiply and shift (with l = ceil(log2 f)
+// and m = ceil(2^(31+l) / f), floor(s * m / 2^(31+l)) = floor(s / f) for
+// every s < 2^31: m * f exceeds 2^(31+l) by less than 2^l), and the largest
+// state that still decodes back into [kRansLow, 2^31) after the step.
+struct EncSym {
+  uint64_t rcp = 0;
+  uint32_t x_max = 0;  // 0 for an absent symbol: flags it
+  uint16_t freq = 0;
+  uint16_t cum = 0;
+  uint32_t shift = 0;
+};
+
+// Renormalises then codes one symbol. A step emits at most two bytes (s <
+// 2^31 and x_max >= 2^17), their count known from s alone, so both are
+// stored unconditionally and the write pointer only moves by the count;
+// p[-1] and p[-2] are always inside the buffer (it holds 2 bytes spare).
+inline void enc_step(const EncSym& e, uint32_t& s, uint8_t*& p) {
+  const uint32_t k = uint32_t(s >= e.x_max) + uint32_t(uint64_t(s) >= uint64_t(e.x_max) << 8);
+  p[-1] = uint8_t(s);
+  p[-2] = uint8_t(s >> 8);
+  p -= k;
+  s >>= 8 * k;
+  const uint32_t q = uint32_t((uint64_t(s) * e.rcp) >> e.shift);
+  s = (q << kScaleBits) + (s - q * e.freq) + e.cum;
+}
+
+}  // namespace
+
 bool encode_rans14(std::span<const uint8_t> in, const uint16_t* freq, std::vector<uint8_t>& out) {
   if (in.size() > kMaxStreamBytes) return false;
   if (in.empty()) {  // the decoder reads no table for n = 0
     put_u64(out, 0);
     return true;
   }
-  uint32_t cum[257] = {0};
-  for (int s = 0; s < 256; ++s) cum[s + 1] = cum[s] + freq[s];
-  if (cum[256] != kScale) return false;
-  for (uint8_t b : in)
-    if (!freq[b]) return false;  // a symbol the table cannot code
-  put_u64(out, in.size());
-  for (int s = 0; s < 256; ++s) put_u16(out, freq[s]);
-  // Bytes are produced last symbol first, so they are written backwards
-  // into a buffer that holds the worst case (4 bytes a symbol, the states).
-  std::vector<uint8_t> buf(in.size() * 4 + 16);
-  uint8_t* p = buf.data() + buf.size();
-  uint32_t x[kLanes] = {kRansLow, kRansLow, kRansLow, kRansLow};
-  // s / f as a multiply and shift: with l = ceil(log2 f) and
-  // m = ceil(2^(31+l) / f), floor(s * m / 2^(31+l)) = floor(s / f) for every
-  // s < 2^31 (m * f exceeds 2^(31+l) by less than 2^l).
-  uint64_t rcp[256] = {0};
-  uint8_t shift[256] = {0};
+  EncSym sym[256];
+  uint32_t cum = 0;
   for (int c = 0; c < 256; ++c) {
+    EncSym& e = sym[c];
+    e.cum = uint16_t(cum);
+    cum += freq[c];
     if (!freq[c]) continue;
     int l = 0;
     while ((1u << l) < freq[c]) ++l;
-    shift[c] = uint8_t(31 + l);
-    rcp[c] = ((uint64_t{1} << shift[c]) + freq[c] - 1) / freq[c];
+    e.shift = uint32_t(31 + l);
+    e.rcp = ((uint64_t{1} << e.shift) + freq[c] - 1) / freq[c];
+    e.freq = freq[c];
+    e.x_max = ((kRansLow >> kScaleBits) << 8) * freq[c];
   }
-  for (size_t i = in.size(); i-- > 0;) {
-    uint32_t& s = x[i % kLanes];
-    const uint8_t c = in[i];
-    const uint32_t f = freq[c];
-    // The largest state that still decodes back into [kRansLow, 2^31) after the step.
-    const uint32_t x_max = ((kRansLow >> kScaleBits) << 8) * f;
-    while (s >= x_max) {
-      *--p = uint8_t(s);
-      s >>= 8;
+  if (cum != kScale) return false;
+  // Bytes are produced last symbol first, so they are written backwards into
+  // a buffer holding the worst case (2 bytes a symbol) plus the spare write;
+  // left uninitialised, only the pages written are ever touched.
+  const size_t cap = in.size() * 2 + 16;
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[cap]);
+  uint8_t* const top = buf.get() + cap;
+  uint8_t* p = top;
+  uint32_t x[kLanes] = {kRansLow, kRansLow, kRansLow, kRansLow};
+  uint32_t absent = 0;  // a symbol the table cannot code makes the stream invalid
+  size_t i = in.size();
+  for (; i % kLanes; --i) {  // the last, partial group: symbol i - 1 on lane (i - 1) % 4
+    const EncSym& e = sym[in[i - 1]];
+    absent |= e.x_max == 0;
+    enc_step(e, x[(i - 1) % kLanes], p);
+  }
+  {
+    uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+    const uint8_t* d = in.data();
+    for (; i; i -= kLanes) {
+      const EncSym &e3 = sym[d[i - 1]], &e2 = sym[d[i - 2]], &e1 = sym[d[i - 3]], &e0 = sym[d[i - 4]];
+      absent |= (e3.x_max == 0) | (e2.x_max == 0) | (e1.x_max == 0) | (e0.x_max == 0);
+      enc_step(e3, x3, p);
+      enc_step(e2, x2, p);
+      enc_step(e1, x1, p);
+      enc_step(e0, x0, p);
     }
-    const uint32_t q = uint32_t((uint64_t(s) * rcp[c]) >> shift[c]);
-    s = (q << kScaleBits) + (s - q * f) + cum[c];
+    x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3;
   }
+  if (absent) return false;
+  put_u64(out, in.size());
+  for (int s = 0; s < 256; ++s) put_u16(out, freq[s]);
   for (size_t l = 0; l < kLanes; ++l) put_u32(out, x[l]);
-  const size_t tail = size_t(buf.data() + buf.size() - p);
-  out.insert(out.end(), p, p + tail);
+  out.insert(out.end(), p, top);
   return true;
 }
 

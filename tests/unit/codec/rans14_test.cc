@@ -89,6 +89,60 @@ TEST(Rans14, RefusesATableThatCannotCodeTheInput) {
   EXPECT_FALSE(encode_rans14(in, freq, out));
 }
 
+// The layout coded the plain way (one division per symbol, a renormalisation
+// loop): the fast encoder must write exactly these bytes.
+std::vector<uint8_t> reference_encode(const std::vector<uint8_t>& in, const uint16_t* freq) {
+  std::vector<uint8_t> out;
+  for (int k = 0; k < 8; ++k) out.push_back(uint8_t(uint64_t(in.size()) >> (8 * k)));
+  for (int s = 0; s < 256; ++s) out.push_back(uint8_t(freq[s])), out.push_back(uint8_t(freq[s] >> 8));
+  uint32_t cum[256], acc = 0;
+  for (int s = 0; s < 256; ++s) cum[s] = acc, acc += freq[s];
+  uint32_t x[4] = {1u << 23, 1u << 23, 1u << 23, 1u << 23};
+  std::vector<uint8_t> rev;
+  for (size_t i = in.size(); i-- > 0;) {
+    uint32_t& s = x[i % 4];
+    const uint32_t f = freq[in[i]];
+    while (s >= (f << 17)) rev.push_back(uint8_t(s)), s >>= 8;
+    s = (s / f << 14) + s % f + cum[in[i]];
+  }
+  for (uint32_t s : x)
+    for (int k = 0; k < 4; ++k) out.push_back(uint8_t(s >> (8 * k)));
+  out.insert(out.end(), rev.rbegin(), rev.rend());
+  return out;
+}
+
+TEST(Rans14, FastEncoderWritesTheReferenceBytesAtEveryLengthModFour) {
+  for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 33, 66, 67, 1001, 70003}) {
+    for (double sigma : {0.7, 3.0, 40.0}) {
+      const auto in = gaussian_bytes(n, sigma, uint32_t(n));
+      uint32_t counts[256];
+      uint16_t freq[256];
+      rans14_table(in, counts, freq);
+      std::vector<uint8_t> coded;
+      ASSERT_TRUE(encode_rans14(in, freq, coded));
+      EXPECT_EQ(coded, reference_encode(in, freq)) << n << " bytes, sigma " << sigma;
+      expect_round_trip(in);
+    }
+  }
+}
+
+// The decoder reads groups of 4 symbols unchecked while 8 bytes are left,
+// then byte by byte: cutting any of the last bytes (the final renorms read
+// them) or the whole payload must fail cleanly, never read past the end.
+TEST(Rans14, DecoderRejectsEveryTruncationOfTheLastBytes) {
+  const auto in = gaussian_bytes(4099, 30, 6);  // wide: several renorm bytes per group
+  std::vector<uint8_t> coded;
+  ASSERT_TRUE(encode_rans14(in, coded));
+  ASSERT_GT(coded.size(), kRans14HeaderBytes + 16);
+  for (size_t cut = 1; cut <= 16; ++cut) {
+    std::vector<uint8_t> shorter(coded.begin(), coded.end() - cut);
+    std::vector<uint8_t> back(in.size());
+    const auto st = decode_legacy_rans0(shorter, back);
+    EXPECT_FALSE(st.ok()) << "cut " << cut;
+    EXPECT_EQ(st.code(), zt::ErrorCode::corrupt_stream) << "cut " << cut;
+  }
+}
+
 TEST(Rans14, DecoderRejectsLengthsOtherThanTheStreamTable) {
   const auto in = gaussian_bytes(5000, 3, 5);
   std::vector<uint8_t> coded;
