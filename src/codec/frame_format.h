@@ -74,7 +74,8 @@ zt::Status check_chunk_table(std::span<const uint8_t> table, uint64_t body_bytes
 // the lengths the table needs, once to emit), so it costs twice the coding
 // time and is meant for inputs too large to hold. The bytes are exactly
 // compress()'s. false (nothing written) when the frame would have a single
-// chunk; a winning whole-buffer zstd frame is emitted whole.
+// chunk or the input is small enough to build the long-stream candidate
+// (long_stream_path.h); a winning whole-buffer zstd frame is emitted whole.
 zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const CompressOptions& options,
                                    const std::function<zt::Status(std::span<const uint8_t>)>& sink);
 

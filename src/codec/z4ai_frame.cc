@@ -499,7 +499,9 @@ zt::Result<bool> compress_streamed(std::span<const uint8_t> data, const Compress
   ZT_ASSIGN_OR_RETURN(Prepared p, prepare(data, o));
   const uint32_t cb = p.plan.chunk_bytes;
   const size_t n = chunk_count(data.size(), cb);
-  if (n < 2) return false;  // one chunk (the repeat path): nothing to stream
+  // One chunk (the repeat path): nothing to stream. Inputs that build the
+  // long-stream candidate may end up one chunk too: compress() decides.
+  if (n < 2 || p.long_streams) return false;
   std::vector<uint8_t> ranking;
   const ChunkEncodeOptions opts = chunk_options(data, p.dtype, p.plan, o.threads, ranking);
   const unsigned workers = workers_for(data.size(), o.threads);

@@ -117,7 +117,7 @@ namespace {
 // decoder: a damaged chunk anywhere, or a wrong digest, fails at 1 and 2
 // threads alike, never returns data and never hangs.
 TEST(Z4aiMalformed, DamageInAnyChunkFailsAtEveryThreadCount) {
-  const auto data = testing::gaussian_bf16(1'300'000);  // 2.6 MB: several chunks
+  const auto data = testing::gaussian_bf16(2'300'000);  // 4.6 MB: several chunks
   CompressOptions o;
   o.dtype = "bf16";
   const auto frame = compress(data, o).value();

@@ -72,7 +72,7 @@ TEST(Z4aiRoundTrip, LargerThanOneChunkAndThreadIndependent) {
 }
 
 TEST(Z4aiRoundTrip, MidSizedInputIsSplitIntoChunksAndThreadIndependent) {
-  auto data = gaussian_bf16(1'500'000);  // 3 MB: several chunks, so two cores can share it (up to 2 MiB one chunk may win)
+  auto data = gaussian_bf16(2'500'000);  // 5 MB: several chunks, so two cores can share it (up to 4 MiB one chunk may win)
   CompressOptions o;
   o.dtype = "bf16";
   o.threads = 1;
@@ -157,10 +157,10 @@ TEST(Z4aiRoundTrip, EffortsProduceTheirFrameKind) {
 
 // Real weights mix tensors of different scale; ZARA's adaptive coders follow
 // the drift that static tables average away.
-// Over 2 MiB, so the default tier codes chunks (up to 2 MiB its one-chunk
+// Over 4 MiB, so the default tier codes chunks (up to 4 MiB its one-chunk
 // candidate, long_stream_path.h, is already one stream per field).
 TEST(Z4aiRoundTrip, ZaraIsSmallerThanDefaultOnMixedScaleWeights) {
-  auto unit = testing::gaussian_fp32(1'500'000, 5, 1.0f);
+  auto unit = testing::gaussian_fp32(2'500'000, 5, 1.0f);
   std::vector<uint8_t> data(unit.size() / 2);
   for (size_t i = 0; i < unit.size() / 4; ++i) {
     float f;

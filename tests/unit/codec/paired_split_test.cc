@@ -35,7 +35,7 @@ uint8_t first_chunk_transform(const std::vector<uint8_t>& frame) {
 TEST(PairedSplit, FloatFramesUseItAndRoundTripWithEscapesOddCountsAndTails) {
   for (const char* dtype : {"bf16", "fp32"}) {
     const bool bf16 = std::string(dtype) == "bf16";
-    for (size_t n : {size_t{1'200'001}, size_t{1'100'003}}) {  // over 2 MiB: the one-chunk candidate (long_stream_path.h) stays out
+    for (size_t n : {size_t{2'200'001}, size_t{2'100'003}}) {  // over 4 MiB: the one-chunk candidate (long_stream_path.h) stays out
       auto data = fp32_with_outliers(n);
       if (bf16) {  // top halves of the fp32 values, plus one tail byte
         std::vector<uint8_t> b(n * 2 + 1, 0x5A);
@@ -123,7 +123,7 @@ TEST(PairedSplit, LengthsAreCheckedBeforeDecoding) {
 }
 
 TEST(PairedSplit, SparseFlagOnAPairedChunkIsRejected) {
-  auto data = testing::gaussian_bf16(1'200'000);  // over 2 MiB, so chunked
+  auto data = testing::gaussian_bf16(2'200'000);  // over 4 MiB, so chunked
   CompressOptions o;
   o.dtype = "bf16";
   auto frame = compress(data, o).value();
