@@ -13,6 +13,7 @@
 #include "codec/byte_io.h"
 #include "codec/entropy.h"
 #include "codec/rans14.h"
+#include "codec/rans14_adaptive.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
@@ -27,8 +28,10 @@ static void write(const fs::path& dir, int i, const std::vector<uint8_t>& bytes)
 }
 
 // `frame` (one mode-0 chunk) with stream `s` recoded as method 9 (14-bit
-// rANS): the encoder picks it only on large i.i.d. inputs, too big for a seed.
-static std::vector<uint8_t> with_rans14_stream(const std::vector<uint8_t>& frame, size_t s) {
+// rANS) or 10 (its adaptive layout): the encoder picks them only on large
+// inputs, too big for a seed.
+static std::vector<uint8_t> with_rans14_stream(const std::vector<uint8_t>& frame, size_t s,
+                                               z4ai::detail::Method m = z4ai::detail::Method::rans0_14) {
   using namespace z4ai::detail;
   const size_t body = 36, tail = frame[body + 1], table = body + 3 + tail;
   const size_t k = frame[body + 2 + tail];
@@ -43,8 +46,12 @@ static std::vector<uint8_t> with_rans14_stream(const std::vector<uint8_t>& frame
       std::vector<uint8_t> raw(load_u32(h + 1));
       if (!decode_stream(h[0], false, payload, raw).ok()) return frame;
       payload.clear();
-      encode_rans14(raw, payload);
-      out[table + 9 * i] = uint8_t(Method::rans0_14);
+      if (m == Method::rans0_14_adaptive) {
+        encode_rans14_adaptive(raw, payload);
+      } else {
+        encode_rans14(raw, payload);
+      }
+      out[table + 9 * i] = uint8_t(m);
       store_u32(out.data() + table + 9 * i + 5, uint32_t(payload.size()));
     }
     out.insert(out.end(), payload.begin(), payload.end());
@@ -153,6 +160,10 @@ int main(int argc, char** argv) {
   z4ai::CompressOptions o;
   o.dtype = "bf16";
   write(out / "z4ai_decode_fuzz", k, with_rans14_stream(with_rans14_stream(z4ai::compress(inputs[7], o).value(), 0), 1));
+  // Method 10 the same way (one 64 KiB slice each).
+  constexpr auto kAdaptive = z4ai::detail::Method::rans0_14_adaptive;
+  write(out / "z4ai_decode_fuzz", k + 1,
+        with_rans14_stream(with_rans14_stream(z4ai::compress(inputs[7], o).value(), 0, kAdaptive), 1, kAdaptive));
   std::printf("wrote %d seeds per target under %s\n", k, out.c_str());
   return 0;
 }

@@ -23,8 +23,9 @@ enum class Method : uint8_t {
   rans_blocks = 7,  // per-block stored/rANS (entropy_blocks.cc)
   rans_segments = 8,  // per-segment stored/rANS, ZARA only (entropy_segments.cc)
   rans0_14 = 9,       // 4-way rANS order-0 with 14-bit frequencies (rans14.h)
+  rans0_14_adaptive = 10,  // the same, one table per 64 KiB slice (rans14_adaptive.h)
 };
-inline constexpr uint8_t kMethodCount = 10;
+inline constexpr uint8_t kMethodCount = 11;
 
 // Streams at least this long get zstd long-distance matching and a window
 // covering the whole stream ("zstd with long-distance matching, so repeats
@@ -103,6 +104,9 @@ struct EntropyPolicy {
   // The default tier's one-chunk candidate: encode_best hands every stream
   // to encode_long_stream (long_stream_path.h).
   bool whole_stream_lz = false;
+  // With whole_stream_lz: also method 10, a 14-bit table per 64 KiB slice
+  // (set for fp16, whose high byte plane it fits; rans14_adaptive.h).
+  bool slice_tables = false;
   // Lean path: the exponent stream also tries rANS order-1 (set per input by
   // lean_order1_pays, lean_order1.h).
   bool lean_order1 = false;

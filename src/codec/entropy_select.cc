@@ -383,6 +383,7 @@ zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<co
     case Method::rans1: return decode_rans(in, out);
     case Method::rans_blocks: return decode_rans_blocks(in, out);
     case Method::rans0_14: return decode_legacy_rans0(in, out);
+    case Method::rans0_14_adaptive: return decode_legacy_rans_adaptive(in, out);
     case Method::rans_segments:
       if (allow_context_coders) return decode_rans_segments(in, out);
       break;

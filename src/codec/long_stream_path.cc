@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "codec/rans14_adaptive.h"
+
 namespace z4ai::detail {
 namespace {
 
@@ -52,6 +54,15 @@ Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& poli
       best = lz.size();
       m = Method::zstd;
     }
+  }
+  // A table per 64 KiB slice: an fp16 high byte plane whose statistics drift
+  // from tensor to tensor (PyPI z4ai's coding of it). Its exact cost from the
+  // slice tables decides before any symbol is coded.
+  lz.clear();
+  if (policy.slice_tables && encode_rans14_adaptive(in, lz, best - 1)) {
+    out.resize(base);
+    out.insert(out.end(), lz.begin(), lz.end());
+    m = Method::rans0_14_adaptive;
   }
   return m;
 }

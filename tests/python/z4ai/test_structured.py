@@ -142,3 +142,19 @@ def test_changing_scales_keep_htscodecs_and_small_chunks():
     assert len(heads) == 16, "256 Ki-element chunks"
     assert all(9 not in h[1] for h in heads), heads
     assert z4ai.decompress(blob) == data
+
+
+def test_drifting_fp16_high_plane_takes_adaptive_rans_and_round_trips():
+    # Method 10 (a 14-bit table per 64 KiB slice, docs/codec.md "Stream
+    # methods"): fp16 tensors of different scales back to back (an RNN's
+    # weights) give a high byte plane whose statistics drift; the long-stream
+    # frame codes it in byte planes with a table per slice.
+    rng = np.random.default_rng(13)
+    parts = [rng.standard_normal(1 << 17) * s for s in (0.002, 0.05, 0.01, 0.3) * 2]
+    data = np.concatenate(parts).astype(np.float16).tobytes()
+    blob = z4ai.compress(data, dtype="fp16")
+    assert chunk_heads(blob) == [(1, [0, 10])]  # byte planes: low plane stored, high plane method 10
+    assert len(blob) < len(z4ai.compress(data, dtype="fp16", auto=False))
+    assert z4ai.compress(data, dtype="fp16", threads=1) == blob
+    for t in (1, 2):
+        assert z4ai.decompress(blob, threads=t) == data

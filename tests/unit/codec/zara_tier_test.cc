@@ -124,7 +124,9 @@ TEST(ZaraTier, RoundTripsEveryDtypeAndThreadCount) {
 }
 
 // Arithmetic coding and brotli decoded at 30-130 MB/s: new ZARA frames use
-// only stored, zstd, rANS order 0/1, blocked and segmented rANS.
+// only stored, zstd, rANS order 0/1, blocked and segmented rANS, and the
+// 14-bit rANS of the default frames they are a best-of over (fp16's high
+// byte plane takes method 10 there).
 TEST(ZaraTier, WritesOnlyFastDecodingMethods) {
   auto cases = seeded_floats();
   cases.push_back({"", testing::random_bytes(200'000, 5)});
@@ -137,7 +139,7 @@ TEST(ZaraTier, WritesOnlyFastDecodingMethods) {
       o.dtype = c.dtype;
       o.effort = e;
       for (uint8_t m : stream_methods(must_compress(c.data, o)))
-        EXPECT_TRUE(m == 0 || m == 1 || m == 2 || m == 3 || m == 7 || m == 8)
+        EXPECT_TRUE(m == 0 || m == 1 || m == 2 || m == 3 || m == 7 || m == 8 || m == 9 || m == 10)
             << "method " << int(m) << " dtype=" << c.dtype << " n=" << c.data.size();
     }
   }
