@@ -110,6 +110,18 @@ zt::Result<ModelDeltaLayout> legacy_model_delta_layout(std::span<const uint8_t> 
 zt::Status decode_legacy_model_delta_into(std::span<const uint8_t> frame, std::span<const uint8_t> base_st,
                                           std::span<uint8_t> out);
 
+// Facts of PyPI z4ai's order-0 rANS layouts, shared by their decoder
+// (legacy_rans.cc) and our encoders of them (rans14_encode.cc,
+// rans14_adaptive.cc): 14-bit frequencies, 4 interleaved 32-bit states that
+// renormalise a byte at a time below kRans14Low (also the start and final
+// state), a u64 head whose bit 62 marks the adaptive layout, whose tables
+// cover 64 KiB slices.
+inline constexpr int kRans14ScaleBits = 14;
+inline constexpr uint32_t kRans14Low = 1u << 23;
+inline constexpr size_t kRans14Lanes = 4;
+inline constexpr uint64_t kRans14AdaptiveFlag = uint64_t{1} << 62;
+inline constexpr uint64_t kRans14AdaptiveSlice = uint64_t{1} << 16;
+
 // PyPI z4ai's rANS coders (legacy_rans.cc): order-0 with one shared table
 // (plain or split into parallel chunks), order-0 with a table per 64 KiB
 // chunk (adaptive), and order-1 ("R1"). Each produces exactly out.size().

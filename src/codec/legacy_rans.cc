@@ -32,11 +32,11 @@
 namespace z4ai::detail {
 namespace {
 
-constexpr uint32_t kRansLow = 1u << 23;
+constexpr uint32_t kRansLow = kRans14Low;
 constexpr uint64_t kChunkedFlag = uint64_t{1} << 63;
-constexpr uint64_t kAdaptiveFlag = uint64_t{1} << 62;
-constexpr uint64_t kAdaptiveSlice = uint64_t{1} << 16;
-constexpr int kO0Bits = 14;
+constexpr uint64_t kAdaptiveFlag = kRans14AdaptiveFlag;
+constexpr uint64_t kAdaptiveSlice = kRans14AdaptiveSlice;
+constexpr int kO0Bits = kRans14ScaleBits;
 constexpr int kO1Bits = 12;
 constexpr size_t kLanes = 4;
 // The encoder caps order-1 segments at 64 (its decoder's state array).

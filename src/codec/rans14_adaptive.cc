@@ -10,13 +10,14 @@
 
 #include "codec/byte_io.h"
 #include "codec/entropy.h"
+#include "codec/legacy_format.h"
 #include "codec/rans14.h"
 
 namespace z4ai::detail {
 namespace {
 
-constexpr uint64_t kAdaptiveFlag = uint64_t{1} << 62;
-constexpr size_t kSliceBytes = size_t{1} << 16;  // fixed by the layout: the decoder derives k from n
+constexpr uint64_t kAdaptiveFlag = kRans14AdaptiveFlag;
+constexpr size_t kSliceBytes = kRans14AdaptiveSlice;  // fixed by the layout: the decoder derives k from n
 // zstd level for the table blob: on resemblyzer's fp16 high plane (22
 // tables, 11 KB) level 12 packs it to 3167 bytes in 0.5 ms, 15 and 19 to
 // 3102-3110 in 10-24 ms, 3 to 3254.

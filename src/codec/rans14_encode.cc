@@ -12,14 +12,15 @@
 
 #include "codec/byte_io.h"
 #include "codec/histogram.h"
+#include "codec/legacy_format.h"
 
 namespace z4ai::detail {
 namespace {
 
-constexpr int kScaleBits = 14;
+constexpr int kScaleBits = kRans14ScaleBits;
 constexpr uint32_t kScale = 1u << kScaleBits;
-constexpr uint32_t kRansLow = 1u << 23;  // the decoder's renormalisation bound and final state
-constexpr size_t kLanes = 4;
+constexpr uint32_t kRansLow = kRans14Low;  // the decoder's renormalisation bound and final state
+constexpr size_t kLanes = kRans14Lanes;
 
 // Cost in bits of coding `count` symbols at frequency f instead of f + 1.
 double step_cost(uint32_t count, uint32_t f) { return double(count) * std::log2(double(f + 1) / double(f)); }
