@@ -11,6 +11,18 @@ import pytest
 NO_SKIPS = os.environ.get("ZT_NO_SKIPS") == "1"
 
 
+def pytest_sessionstart(session):
+    """Under `make test`, the interpreter must be the project venv with every test package: another
+    Python would fail (or pass) for reasons CI does not share (tests/build_checks/check_test_python.py)."""
+    if not NO_SKIPS:
+        return
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "build_checks"))
+    from check_test_python import problems
+    found = problems()
+    if found:
+        pytest.exit(f"{sys.executable} cannot run the tests: " + "; ".join(found), returncode=1)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -6,6 +6,7 @@ for the faults: a server ignoring Range, 503s, a file changing mid-read.
 
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -414,7 +415,7 @@ def test_cli_convert_of_a_url_keeps_memory_bounded(tmp_path):
         probe = ("import resource, subprocess, sys; "
                  "rc = subprocess.run(sys.argv[1:]).returncode; "
                  "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024); sys.exit(rc)")
-        out = subprocess.run(["python3", "-c", probe, ZT, "convert", server.url("m.zt"), str(tmp_path / "o.zt")],
+        out = subprocess.run([sys.executable, "-c", probe, ZT, "convert", server.url("m.zt"), str(tmp_path / "o.zt")],
                              capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
         peak = int(out.stdout.split()[-1])
