@@ -2,10 +2,21 @@
 
 #include <cstring>
 
+#include <nanobind/stl/string.h>
+
 namespace nb = nanobind;
 
 namespace ztpy {
 namespace {
+
+// Longest first line of a foreign Python exception kept in a status.
+constexpr size_t kMaxForeignMessageChars = 200;
+
+zt::ErrorCode code_from_name(const std::string& name) {
+  for (int i = 1; i < zt::kErrorCodeCount; ++i)
+    if (name == zt::error_code_name(static_cast<zt::ErrorCode>(i))) return static_cast<zt::ErrorCode>(i);
+  return zt::ErrorCode::io_error;
+}
 
 class CallbackSource final : public zt::ByteSource {
  public:
@@ -38,7 +49,7 @@ class CallbackSource final : public zt::ByteSource {
       std::memcpy(out.data(), b.c_str(), out.size());
       return zt::Status::Ok();
     } catch (const nb::python_error& e) {
-      return zt::Status(zt::ErrorCode::io_error, "'" + name_ + "': " + e.what());
+      return status_from_python_error(e, name_);
     }
   }
 
@@ -49,6 +60,21 @@ class CallbackSource final : public zt::ByteSource {
 };
 
 }  // namespace
+
+zt::Status status_from_python_error(const nb::python_error& e, const std::string& name) {
+  nb::handle value = e.value();
+  try {
+    nb::object ztensor_error = nb::module_::import_("ztensor.errors").attr("ZTensorError");
+    if (nb::isinstance(value, ztensor_error))  // already says which URL and what rule, with its code
+      return zt::Status(code_from_name(nb::cast<std::string>(value.attr("code"))), nb::cast<std::string>(nb::str(value)));
+    std::string text = nb::cast<std::string>(nb::str(value));
+    text = text.substr(0, text.find('\n'));
+    if (text.size() > kMaxForeignMessageChars) text = text.substr(0, kMaxForeignMessageChars) + "...";
+    return zt::Status(zt::ErrorCode::io_error, "'" + name + "': " + Py_TYPE(value.ptr())->tp_name + ": " + text);
+  } catch (const std::exception&) {  // the exception's str() or code failed in turn
+    return zt::Status(zt::ErrorCode::io_error, "'" + name + "': " + Py_TYPE(value.ptr())->tp_name);
+  }
+}
 
 std::shared_ptr<const zt::ByteSource> make_callback_source(std::string name, uint64_t size, nb::callable read) {
   return std::make_shared<CallbackSource>(std::move(name), size, std::move(read));

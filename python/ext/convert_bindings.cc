@@ -13,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "errors.h"
+#include "py_reader.h"
 #include "source_open.h"
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
@@ -72,8 +73,9 @@ std::vector<zt::EncodedComponent> encoded_components(nb::handle list, const std:
   return out;
 }
 
-// Returns (objects, bytes, warnings, input format, files written).
-nb::tuple convert(const std::string& src, const std::string& dst, const std::string& out_format,
+// Returns (objects, bytes, warnings, input format, files written). `src` is
+// a path or URL, or an open Reader (opened with verify_on_read for .zt).
+nb::tuple convert(nb::object src, const std::string& dst, const std::string& out_format,
                   const std::string& encoding, int level, int effort, const std::string& digest,
                   bool durable, nb::object progress, uint64_t max_shard_size, nb::object encoded,
                   std::vector<size_t> objects) {
@@ -93,13 +95,14 @@ nb::tuple convert(const std::string& src, const std::string& dst, const std::str
 
   if (!encoded.is_none() && out_format != "zt")
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "pre-encoded components need .zt output"));
+  const SourceArg src_arg = source_arg(src);
   std::optional<nb::python_error> raised;  // from progress, the encoded hook or a signal
   std::string in_format;
   zt::Result<zt::ConvertStats> result = zt::ConvertStats{};
   {
     nb::gil_scoped_release release;
     // .zt inputs have their digests checked: never copy bytes that are wrong.
-    auto source = open_any_source(src, /*verify_on_read=*/true);
+    auto source = open_source_arg(src_arg, /*verify_on_read=*/true);
     if (!source.ok()) {
       result = source.status();
     } else {
@@ -162,7 +165,7 @@ void init_convert(nb::module_& m) {
   m.def("convert", &convert, nb::arg("src"), nb::arg("dst"), nb::arg("out_format"), nb::arg("encoding"),
         nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
         nb::arg("max_shard_size") = 0, nb::arg("encoded").none() = nb::none(),
-        nb::arg("objects") = std::vector<size_t>{}, "Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).");
+        nb::arg("objects") = std::vector<size_t>{}, "Convert any readable file (a path or URL, or an open Reader) to .zt, safetensors or .npz (see ztensor.convert).");
   m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
         "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }

@@ -15,6 +15,7 @@
 #include "callback_source.h"
 #include "dtype_convert.h"
 #include "errors.h"
+#include "py_reader.h"
 #include "source_open.h"
 #include "value_convert.h"
 #include "ztensor/convert.h"
@@ -25,21 +26,6 @@ namespace nb = nanobind;
 
 namespace ztpy {
 namespace {
-
-// Held by shared_ptr so a call that released the GIL keeps the source alive
-// even if another thread closes the Python object meanwhile.
-struct PyReader {
-  std::shared_ptr<const zt::TensorSource> reader;
-  // The same object when the source is a .zt file (digest checks per
-  // object, file size); null for the other formats.
-  const zt::Reader* zt_reader = nullptr;
-  bool verify_on_read = false;
-
-  std::shared_ptr<const zt::TensorSource> get() const {
-    if (!reader) throw_status(zt::Status(zt::ErrorCode::invalid_argument, "reader is closed"));
-    return reader;
-  }
-};
 
 PyReader make_reader(std::unique_ptr<zt::TensorSource> source, bool verify_on_read) {
   PyReader r;
@@ -322,7 +308,7 @@ PyReader open_with_opener(const std::string& url, nb::callable opener, bool veri
       nb::tuple sized = nb::cast<nb::tuple>(opener(u));
       return make_callback_source(u, nb::cast<uint64_t>(sized[0]), nb::cast<nb::callable>(sized[1]));
     } catch (nb::python_error& e) {
-      return zt::Status(zt::ErrorCode::io_error, "cannot open '" + u + "': " + e.what());
+      return status_from_python_error(e, u);
     } catch (const nb::cast_error&) {
       return zt::Status(zt::ErrorCode::internal, "URL opener for '" + u + "' did not return (size, read)");
     }
@@ -372,6 +358,19 @@ zt::Result<std::unique_ptr<zt::TensorSource>> open_any_source(const std::string&
                                                     zt.status().message());
   ZT_RETURN_IF_ERROR(zt.status());
   return std::unique_ptr<zt::TensorSource>(std::move(zt).value());
+}
+
+SourceArg source_arg(nb::handle src) {
+  SourceArg arg;
+  if (nb::isinstance<PyReader>(src)) arg.opened = nb::cast<const PyReader&>(src).get();
+  else arg.path = nb::cast<std::string>(src);
+  return arg;
+}
+
+zt::Result<std::shared_ptr<const zt::TensorSource>> open_source_arg(const SourceArg& arg, bool verify_on_read) {
+  if (arg.opened) return arg.opened;
+  ZT_ASSIGN_OR_RETURN(auto source, open_any_source(arg.path, verify_on_read));
+  return std::shared_ptr<const zt::TensorSource>(std::move(source));
 }
 
 void init_reader(nb::module_& m) {

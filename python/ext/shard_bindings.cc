@@ -11,6 +11,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "errors.h"
+#include "py_reader.h"
 #include "source_open.h"
 #include "ztensor/convert.h"
 #include "ztensor/sharded_writer.h"
@@ -21,8 +22,10 @@ namespace ztpy {
 namespace {
 
 // ([[(object index, name), ...] per shard], [decoded bytes per shard],
-// source format) for converting `src` with shards of `max_shard_size`.
-nb::tuple plan_shards(const std::string& src, uint64_t max_shard_size) {
+// source format) for converting `src` (a path, URL or open Reader) with
+// shards of `max_shard_size`.
+nb::tuple plan_shards(nb::object src, uint64_t max_shard_size) {
+  const SourceArg src_arg = source_arg(src);
   std::vector<std::vector<size_t>> plan;
   std::vector<std::string> names;
   std::vector<uint64_t> sizes;
@@ -31,7 +34,7 @@ nb::tuple plan_shards(const std::string& src, uint64_t max_shard_size) {
   {
     nb::gil_scoped_release release;
     status = [&]() -> zt::Status {
-      ZT_ASSIGN_OR_RETURN(auto source, open_any_source(src, /*verify_on_read=*/false));  // manifest only
+      ZT_ASSIGN_OR_RETURN(auto source, open_source_arg(src_arg, /*verify_on_read=*/false));  // manifest only
       format = source->format_name();
       for (const auto& o : source->manifest().objects) {
         names.push_back(o.name);
@@ -72,7 +75,7 @@ std::vector<std::string> publish_staged_shards(const std::string& path, const st
 
 void init_shards(nb::module_& m) {
   m.def("plan_shards", &plan_shards, nb::arg("src"), nb::arg("max_shard_size"),
-        "The shards a sharded convert of src makes: objects per shard, bytes per shard, source format.");
+        "The shards a sharded convert of src (a path or URL, or an open Reader) makes: objects per shard, bytes per shard, source format.");
   m.def("publish_staged_shards", &publish_staged_shards, nb::arg("path"), nb::arg("staged"),
         nb::arg("shard_objects"), nb::arg("total_size"), nb::arg("durable"),
         "Publish complete shard files written elsewhere as a sharded .zt set (see zt::publish_staged_shards).");

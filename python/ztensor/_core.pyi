@@ -87,9 +87,9 @@ class Writer:
     @property
     def object_count(self) -> int: ...
 
-def convert(src: str, dst: str, out_format: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0, encoded: object | None = None, objects: Sequence[int] = []) -> tuple:
+def convert(src: object, dst: str, out_format: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0, encoded: object | None = None, objects: Sequence[int] = []) -> tuple:
     """
-    Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).
+    Convert any readable file (a path or URL, or an open Reader) to .zt, safetensors or .npz (see ztensor.convert).
     """
 
 def parse_byte_size(text: str) -> int:
@@ -97,14 +97,14 @@ def parse_byte_size(text: str) -> int:
     Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').
     """
 
-def encode_object(src: str, name: str, encoding: str, level: int, effort: int, threads: int = 0) -> list:
+def encode_object(src: object, name: str, encoding: str, level: int, effort: int, threads: int = 0) -> list:
     """
-    Encode one object's components of a source file as convert would (for Dask workers).
+    Encode one object's components of a source (a path or URL, or an open Reader) as convert would (for Dask workers).
     """
 
-def plan_shards(src: str, max_shard_size: int) -> tuple:
+def plan_shards(src: object, max_shard_size: int) -> tuple:
     """
-    The shards a sharded convert of src makes: objects per shard, bytes per shard, source format.
+    The shards a sharded convert of src (a path or URL, or an open Reader) makes: objects per shard, bytes per shard, source format.
     """
 
 def publish_staged_shards(path: str, staged: Sequence[str], shard_objects: Sequence[Sequence[str]], total_size: int, durable: bool) -> list[str]:

@@ -9,8 +9,10 @@ the one table mapping codes to classes; the extension calls
 
 from __future__ import annotations
 
+import collections as _collections
 import errno as _errno
 import os as _os
+import threading as _threading
 
 
 class ZTensorError(ValueError):
@@ -96,12 +98,54 @@ def io_class_for_errno(sys_errno: int, default: type[ZTensorError]) -> type[ZTen
     return _IO_ERRNO_CLASSES.get(sys_errno, default)
 
 
+# Errors raised by Python callbacks the core calls (a URL's range reads) that
+# are on their way back through it as a Status. Bounded: an error the core
+# drops (a retried read) is forgotten once this many newer ones arrived.
+MAX_ERRORS_IN_FLIGHT = 16
+_in_flight: "_collections.deque[ZTensorError]" = _collections.deque(maxlen=MAX_ERRORS_IN_FLIGHT)
+_in_flight_lock = _threading.Lock()
+
+
+def through_core(exc: ZTensorError) -> ZTensorError:
+    """Remember ``exc``, raised in a callback the core calls, so that the
+    exception :func:`from_status` builds when the core reports it has its
+    class, errno and cause (the store's exception) rather than just its code."""
+    with _in_flight_lock:
+        if not any(e is exc for e in _in_flight):
+            _in_flight.append(exc)
+    return exc
+
+
+def _came_through_core(code: str, message: str):
+    """The remembered error the core's status (code, message) reports: the
+    core may have put the object or component it concerns before the text."""
+    with _in_flight_lock:
+        for exc in reversed(_in_flight):
+            if exc.code == code and message.endswith(str(exc)):
+                _in_flight.remove(exc)
+                return exc
+    return None
+
+
 def from_status(code: str, message: str, sys_errno: int = 0) -> ZTensorError:
     """The exception for a C++ Status (code name, message, errno or 0).
 
     An error with an errno is an OSError with ``.errno``/``.strerror`` set,
-    of the builtin subclass its number calls for.
+    of the builtin subclass its number calls for. A status that reports an
+    error a Python callback raised (see :func:`through_core`) gives that
+    error's class and errno, with its cause.
     """
+    origin = _came_through_core(code, message) if _in_flight else None
+    if origin is not None:
+        exc = type(origin)(message, code)
+        if isinstance(origin, OSError) and isinstance(exc, OSError):
+            exc.errno, exc.strerror = origin.errno, origin.strerror
+        exc.__cause__ = origin.__cause__
+        return exc
+    return _build(code, message, sys_errno)
+
+
+def _build(code: str, message: str, sys_errno: int) -> ZTensorError:
     cls = CODE_TO_CLASS.get(code, ZTensorError)
     if sys_errno and issubclass(cls, OSError):
         cls = io_class_for_errno(sys_errno, cls)
@@ -113,7 +157,7 @@ def from_status(code: str, message: str, sys_errno: int = 0) -> ZTensorError:
 
 def error(code: str, message: str, sys_errno: int = 0) -> ZTensorError:
     """Same as :func:`from_status`, for errors detected in Python."""
-    return from_status(code, message, sys_errno)
+    return _build(code, message, sys_errno)
 
 
 __all__ = [
