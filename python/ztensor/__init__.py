@@ -22,6 +22,7 @@ turns any of them into .zt, safetensors or .npz.
 from __future__ import annotations
 
 import importlib
+from typing import Any, Dict, Optional
 
 from . import errors
 from .errors import (
@@ -44,14 +45,19 @@ from ._safe_open import safe_open
 from ._convert import ConvertStats, convert, convert_many
 
 
-def open(path, *, verify: bool = False) -> Source:  # noqa: A001 (mirrors builtins.open)
+def open(path, *, verify: bool = False, storage_options: Optional[Dict[str, Any]] = None) -> Source:  # noqa: A001
     """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
     or any other format ztensor reads, detected by content (see
     :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read
     lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
-    ``memory://``...) of .zt, safetensors, GGUF and .npy files through fsspec
-    when it is installed."""
-    return open_any(path, verify=verify)
+    ``memory://``...) of .zt, safetensors, GGUF, .npy and .zstn files through
+    fsspec when it is installed, each object held to the version opened
+    (a change is ``length_mismatch``). ``storage_options`` go to the fsspec
+    filesystem (s3fs: ``key``, ``secret``, ``token``, ``endpoint_url``,
+    ``client_kwargs``, ``profile``, ``anon``, ...); ztensor's own key
+    ``allow_unvalidated=True`` reads from a store that gives no ETag,
+    version or modification time. A local path ignores them."""
+    return open_any(path, verify=verify, storage_options=storage_options)
 
 
 from importlib.metadata import PackageNotFoundError as _PackageNotFound

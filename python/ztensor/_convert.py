@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _core
+from ._files import is_url
+from ._fsspec import check_storage_options, is_fsspec_url, open_any
+from ._reader import Reader
 from ._writer import _checksum, _encoding, _shard_size, effort_name
 from .errors import ZTensorError, error
 
@@ -30,9 +34,12 @@ class ConvertStats:
 def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int] = None,
             effort: Optional[str] = None, checksum: Optional[str] = None,
             progress: Optional[Callable[[int, int], None]] = None, durable: bool = True,
-            max_shard_size: Optional[Union[int, str]] = None, client=None) -> ConvertStats:
+            max_shard_size: Optional[Union[int, str]] = None, client=None,
+            storage_options: Optional[Dict[str, Any]] = None,
+            dst_storage_options: Optional[Dict[str, Any]] = None) -> ConvertStats:
     """Convert ``src`` (any format :func:`ztensor.open` reads, detected by
-    content) to ``dst``, whose extension picks the output:
+    content: a path or any URL it takes) to ``dst``, whose extension picks
+    the output:
 
     * ``.zt``: every object with all its components and attributes;
       ``compression`` None/"zstd"/"z4ai" (``level``; ``effort``
@@ -54,20 +61,31 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     ... plus ``NAME.zt.index.json`` (one file when everything fits; objects
     are never split); the set is published atomically.
 
+    ``dst`` may be an fsspec URL (``s3://bucket/model.zt``): the output is
+    written to a local temporary folder, then uploaded, each file as one
+    object (S3: one PUT or multipart upload, which is visible only once
+    complete), shards before their index; on any error the objects already
+    uploaded are deleted. ``storage_options`` go to the filesystems of
+    ``src`` and ``dst`` (see :func:`ztensor.open`); ``dst_storage_options``,
+    when given, to ``dst``'s instead.
+
     ``client`` (a ``dask.distributed.Client``, .zt output only) runs the
     encoding of each object on the cluster's workers, which read ``src``
-    themselves (a path they can see, or a URL); this process appends the
-    results in source order, so the output is byte-identical to a local
-    run. With ``max_shard_size`` the workers write whole shards themselves
-    (into a staging folder beside ``dst``, which they must see too) and
-    this process publishes the set, byte-identical to a local run; the
-    progress then comes once per shard. A worker's error is raised here
-    with its ``.code``, and nothing is published.
+    themselves (a path they can see, or a URL, opened with the same storage
+    options and held to the version this process opened); this process
+    appends the results in source order, so the output is byte-identical to
+    a local run. With ``max_shard_size`` the workers write whole shards
+    themselves (into a staging folder beside ``dst``, or for a URL ``dst``
+    in the local temporary folder, which they must see too) and this
+    process publishes the set, byte-identical to a local run; the progress
+    then comes once per shard. A worker's error is raised here with its
+    ``.code``, and nothing is published.
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
-    ext = os.path.splitext(dst)[1].lower()
-    out_format = "zt" if dst.endswith(".zt.index.json") else _OUTPUTS.get(ext)  # the index names a sharded set
+    ext = os.path.splitext(dst.split("?", 1)[0])[1].lower()
+    index_out = dst.endswith(".zt.index.json")  # the index names a sharded set
+    out_format = "zt" if index_out else _OUTPUTS.get(ext)
     if out_format is None:
         raise error("invalid_argument", f"cannot tell the output format of '{dst}': "
                                         "give it a .zt, .safetensors or .npz extension")
@@ -77,37 +95,71 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
                                         f"output only, not .{out_format}")
     if progress is not None and not callable(progress):
         raise error("invalid_argument", "progress must be a callable(done, total) or None")
+    if client is not None and out_format != "zt":
+        raise error("invalid_argument", f"client= applies to .zt output only, not .{out_format}")
     effort = effort_name(effort)
     enc, lvl = _encoding(compression, level, None, effort)
-    base = enc.split(":", 1)[0]
-    shard_size = _shard_size(max_shard_size)
-    encoded, cancel = None, None
-    if client is not None:
-        if out_format != "zt":
-            raise error("invalid_argument", f"client= applies to .zt output only, not .{out_format}")
-        from ._dask import encoded_hook, write_shards
+    job = _Job(out_format, enc.split(":", 1)[0], lvl, _EFFORT_TIER[effort], _checksum(checksum), bool(durable),
+               _shard_size(max_shard_size), progress, client)
+    options = check_storage_options(storage_options)
+    # A URL is opened here, once: the converter and any Dask worker then
+    # read the version opened, with the caller's storage options.
+    remote = is_url(src) or is_fsspec_url(src)
+    with (open_any(src, verify=True, storage_options=options) if remote else nullcontext()) as source:
+        if is_fsspec_url(dst):
+            from ._store_write import write_then_upload
 
-        if shard_size:
-            written = write_shards(client, src, dst, base, lvl, _EFFORT_TIER[effort], _checksum(checksum),
-                                   bool(durable), shard_size, progress)
-            if written is not None:
-                objects, nbytes, warnings, src_format, files = written
-                return ConvertStats(objects, nbytes, warnings, src_format, out_format, files)
-        encoded, cancel = encoded_hook(client, src, base, lvl, _EFFORT_TIER[effort])
-    try:
-        objects, nbytes, warnings, src_format, files = _core.convert(src, dst, out_format, base, lvl,
-                                                                 _EFFORT_TIER[effort], _checksum(checksum),
-                                                                 bool(durable), progress, shard_size, encoded)
-    finally:
-        if cancel is not None:
-            cancel()
-    return ConvertStats(objects, nbytes, list(warnings), src_format, out_format, list(files))
+            dst_options = options if dst_storage_options is None else check_storage_options(dst_storage_options)
+            return write_then_upload(dst, dst_options, lambda local: job.run(src, source, local))
+        return job.run(src, source, dst)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One conversion's settings, run into a local ``dst``."""
+
+    out_format: str
+    encoding: str
+    level: int
+    effort: int
+    checksum: str
+    durable: bool
+    shard_size: int
+    progress: Optional[Callable[[int, int], None]]
+    client: Any
+
+    def run(self, src: str, source: Optional[Reader], dst: str) -> ConvertStats:
+        """``source``: ``src`` already open (a URL), else None (the core opens the path)."""
+        core_src: Any = source._r if source is not None else src
+        encoded, cancel = None, None
+        if self.client is not None:
+            from ._dask import encoded_hook, worker_source, write_shards
+
+            on_workers = worker_source(src, source)
+            if self.shard_size:
+                written = write_shards(self.client, core_src, on_workers, dst, self.encoding, self.level,
+                                       self.effort, self.checksum, self.durable, self.shard_size, self.progress)
+                if written is not None:
+                    objects, nbytes, warnings, src_format, files = written
+                    return ConvertStats(objects, nbytes, warnings, src_format, self.out_format, files)
+            names = source.keys() if source is not None else None
+            encoded, cancel = encoded_hook(self.client, on_workers, self.encoding, self.level, self.effort,
+                                           objects=None if names is None else list(enumerate(names)))
+        try:
+            objects, nbytes, warnings, src_format, files = _core.convert(
+                core_src, dst, self.out_format, self.encoding, self.level, self.effort, self.checksum, self.durable,
+                self.progress, self.shard_size, encoded)
+        finally:
+            if cancel is not None:
+                cancel()
+        return ConvertStats(objects, nbytes, list(warnings), src_format, self.out_format, list(files))
 
 
 def convert_many(pairs: Iterable[Tuple[object, object]], *, client=None,
                  **options) -> List[Union[ConvertStats, ZTensorError]]:
     """:func:`convert` each ``(src, dst)`` in turn with the same ``options``
-    (and ``client``: the encoding of each runs on its workers). Each output
+    (``storage_options`` included) and ``client`` (the encoding of each runs
+    on its workers). Each output
     is published atomically on its own, and one failing does not stop the
     others: the result lists, per pair in order, its :class:`ConvertStats`
     or the ztensor error it raised (nothing published at that ``dst``).

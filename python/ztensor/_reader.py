@@ -219,6 +219,7 @@ class Reader:
             self._r = _core_reader
         self._verify_on_read = verify
         self._attributes: Optional[Dict[str, Any]] = None
+        self._store: Any = None  # an fsspec URL's StoreSource (_fsspec), for reopening that version elsewhere
 
     @classmethod
     def from_bytes(cls, data: bytes, *, verify: bool = False) -> "Reader":

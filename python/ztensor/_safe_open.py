@@ -22,11 +22,13 @@ _FRAMEWORKS = {"pt": "torch", "torch": "torch", "pytorch": "torch", "np": "numpy
 
 
 class safe_open:  # noqa: N801 (safetensors' name)
-    """Open ``filename`` (a .zt, safetensors, .zstn, GGUF, ... path or URL)
-    for lazy per-tensor reads in ``framework`` ("pt" or "np"), tensors placed
-    on ``device`` (torch only)."""
+    """Open ``filename`` (a .zt, safetensors, .zstn, GGUF, ... path, or any
+    URL :func:`ztensor.open` takes, with its ``storage_options``) for lazy
+    per-tensor reads in ``framework`` ("pt" or "np"), tensors placed on
+    ``device`` (torch only)."""
 
-    def __init__(self, filename: Union[str, os.PathLike], framework: str, device: Union[str, int] = "cpu"):
+    def __init__(self, filename: Union[str, os.PathLike], framework: str, device: Union[str, int] = "cpu", *,
+                 storage_options: Optional[Dict[str, Any]] = None):
         fw = _FRAMEWORKS.get(framework)
         if fw is None:
             raise error("unsupported", f"safe_open: framework {framework!r} is not supported; "
@@ -35,7 +37,7 @@ class safe_open:  # noqa: N801 (safetensors' name)
             raise error("invalid_argument", f"safe_open: numpy arrays live on the cpu, not {device!r}")
         self._framework = fw
         self._device = f"cuda:{device}" if isinstance(device, int) else device
-        self._src = open_any(filename)
+        self._src = open_any(filename, storage_options=storage_options)
 
     def __enter__(self) -> "safe_open":
         return self

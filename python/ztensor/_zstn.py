@@ -11,9 +11,10 @@ decoded tensor at a time.
 from __future__ import annotations
 
 import bisect
+import io
 import os
 import struct
-from typing import List, Tuple
+from typing import BinaryIO, Callable, List, Tuple, cast
 
 from . import _core
 
@@ -76,12 +77,55 @@ def zstn_core_reader(path: str, verify: bool):
     """The core reader (format "safetensors") over a .zstn file."""
     from z4ai.safetensors import ZstnReader
 
-    z = ZstnReader.open(path)
+    return _core_reader(ZstnReader.open(path), path, verify)
+
+
+class _RangeFile(io.RawIOBase):
+    """A read-only file object over read(offset, length) (a URL's pinned
+    ranges), for ZstnReader(fh=...)."""
+
+    def __init__(self, size: int, read: Callable[[int, int], bytes]):
+        super().__init__()
+        self._size, self._read, self._pos = size, read, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, buffer) -> int:
+        n = max(0, min(len(buffer), self._size - self._pos))
+        if n:
+            buffer[:n] = self._read(self._pos, n)
+            self._pos += n
+        return n
+
+
+def zstn_core_reader_over(name: str, size: int, read: Callable[[int, int], bytes], verify: bool):
+    """The core reader over the .zstn file `name` (a URL) read through
+    read(offset, length): the header and index now, a tensor's frame when
+    that tensor is read."""
+    from z4ai.safetensors import ZstnReader
+
+    fh = cast(BinaryIO, _RangeFile(size, read))  # the seek/read/close of a binary file ZstnReader uses
+    return _core_reader(ZstnReader(fh=fh, owns_file=True), name, verify)
+
+
+def _core_reader(z, name: str, verify: bool):
     try:
         v = _VirtualSafetensors(z)
         # The name's extension tells the core which reader to use; the
         # callback (holding `z`) lives as long as the core reader.
-        return _core.Reader.open_callback(path + ".safetensors", v.size, v.read, verify)
+        return _core.Reader.open_callback(name + ".safetensors", v.size, v.read, verify)
     except BaseException:
         z.close()
         raise

@@ -14,7 +14,7 @@ only when a sparse object is read) or ztensor.QuantizedGroup.
 from __future__ import annotations
 
 import os
-from typing import Dict, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
@@ -51,10 +51,12 @@ def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = No
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 
-def load_file(filename: Union[str, os.PathLike], copy: bool = False) -> Dict[str, np.ndarray]:
-    """Every object of `filename` (any format ztensor.open reads). copy=True
-    returns writable arrays of their own instead of read-only views."""
-    with open_any(filename) as r:
+def load_file(filename: Union[str, os.PathLike], copy: bool = False, *,
+              storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, np.ndarray]:
+    """Every object of `filename` (any format, path or URL ztensor.open
+    reads, with its `storage_options`). copy=True returns writable arrays of
+    their own instead of read-only views."""
+    with open_any(filename, storage_options=storage_options) as r:
         out = load_all_numpy(r)
     if copy:
         out = {k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for k, v in out.items()}

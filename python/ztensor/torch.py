@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import torch
 
@@ -89,14 +89,15 @@ def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = 
 
 
 def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu",
-              copy: bool = False) -> Dict[str, torch.Tensor]:
-    """Every object of `filename` as torch tensors on `device`. copy=True
-    gives tensors that own their memory instead of views of the private
-    mapping (ztensor 1.2.x's copy=)."""
+              copy: bool = False, *, storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, torch.Tensor]:
+    """Every object of `filename` (a path or any URL ztensor.open takes, with
+    its `storage_options`) as torch tensors on `device`. copy=True gives
+    tensors that own their memory instead of views of the private mapping
+    (ztensor 1.2.x's copy=)."""
     # A URL cannot be mapped into torch storage: verified reads make
     # load_all_torch read each tensor through the core (remote reads check
     # every digest anyway).
-    with open_any(filename, verify=is_url(filename) or copy) as r:
+    with open_any(filename, verify=is_url(filename) or copy, storage_options=storage_options) as r:
         return load_all_torch(r, device)
 
 
@@ -128,13 +129,15 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
 
 
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,
-               device: Union[str, int, torch.device] = "cpu", copy: bool = False) -> Tuple[List[str], List[str]]:
+               device: Union[str, int, torch.device] = "cpu", copy: bool = False, *,
+               storage_options: Optional[Dict[str, Any]] = None) -> Tuple[List[str], List[str]]:
     """Load a file written by save_model (or any file ztensor.open reads)
     into `model`. Returns (missing, unexpected) keys; with strict=True either
     being non-empty is an error. For a Hugging Face model, build it with
     ``AutoModel.from_config(config)`` and call ``load_model(model, path,
-    strict=False)``: buffers transformers recomputes are not in the file."""
-    state_dict = load_file(filename, device=device, copy=copy)
+    strict=False)``: buffers transformers recomputes are not in the file.
+    `filename` may be any URL ztensor.open takes (`storage_options` as there)."""
+    state_dict = load_file(filename, device=device, copy=copy, storage_options=storage_options)
     aliases = _dedup(model.state_dict(), preferred=state_dict.keys())
     result = model.load_state_dict(state_dict, strict=False)
     missing: Set[str] = set(result.missing_keys)

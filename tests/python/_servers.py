@@ -231,16 +231,21 @@ class FaultServer:
 
 class MotoS3:
     """moto's S3 server on 127.0.0.1 (moto[server]); its stderr log records
-    each request line and status, so ranged GETs can be checked."""
+    each request line and status, so ranged GETs can be checked. `env`: extra
+    environment for the server (INITIAL_NO_AUTH_ACTION_COUNT=N makes it check
+    credentials after N requests, as S3 does)."""
 
-    def __init__(self, tmp: Path):
+    # Credentials the tests hand over explicitly (moto accepts any until it checks).
+    KEY, SECRET, REGION = "zt-test-key", "zt-test-secret", "us-east-1"
+
+    def __init__(self, tmp: Path, env=None):
         import sys
 
         self.port = free_port()
         self.log_path = tmp / "moto.log"
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         try:
             wait_listening(self.port, self.proc)
         except RuntimeError:
@@ -250,6 +255,26 @@ class MotoS3:
     @property
     def endpoint(self):
         return f"http://127.0.0.1:{self.port}"
+
+    def storage_options(self, **extra):
+        """s3fs options reaching this server with explicit credentials (no environment needed)."""
+        return {"key": self.KEY, "secret": self.SECRET, "endpoint_url": self.endpoint,
+                "client_kwargs": {"region_name": self.REGION}, **extra}
+
+    def client(self):
+        """A boto3 S3 client for this server with the same credentials."""
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id=self.KEY,
+                            aws_secret_access_key=self.SECRET, region_name=self.REGION)
+
+    def bucket(self, name, versioned=False):
+        """Create bucket `name` (with versioning when asked); returns the client."""
+        s3 = self.client()
+        s3.create_bucket(Bucket=name)
+        if versioned:
+            s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+        return s3
 
     def requests(self):
         """[(request line, status)] of the access log."""

@@ -384,11 +384,10 @@ def test_fsspec_url_reads_only_the_requested_ranges(tmp_path, monkeypatch):
         np.testing.assert_array_equal(r.read("small"), SMALL)
         assert sum(e - s for s, e in ranges) < SMALL.nbytes + OVERHEAD_BYTES < path.stat().st_size // 100
         np.testing.assert_array_equal(r.read("big"), BIG)
-        # Changed under the reader: remote digests are always checked.
-        data = bytearray(path.read_bytes())
+        # Changed in place under the reader, keeping its size and creation time (the validators the
+        # memory filesystem gives, so the version pin cannot see it): remote digests are always checked.
         big = component(path, "big")
-        data[big["offset"] + 7] ^= 0xFF
-        fs.pipe_file(key, bytes(data))
+        fs.store[key].getbuffer()[big["offset"] + 7] ^= 0xFF
         with pytest.raises(ztensor.errors.DigestMismatchError):
             r.read("big")
     finally:
