@@ -22,7 +22,6 @@ turns any of them into .zt, safetensors or .npz.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, Optional
 
 from . import errors
 from .errors import (
@@ -39,13 +38,14 @@ from .errors import (
 from ._reader import ComponentInfo, GgufQuantized, ObjectInfo, QuantizedGroup, TensorMetadata
 from ._reader import Reader as Source
 from ._slice import TensorSlice
+from ._fsspec import StorageOptions as _StorageOptions
 from ._fsspec import open_any
 from ._compat import DTYPE_NP_TO_ZT, DTYPE_ZT_TO_NP, Reader, Tensor, Writer, remove_tensors, replace_tensor
 from ._safe_open import safe_open
 from ._convert import ConvertStats, convert, convert_many
 
 
-def open(path, *, verify: bool = False, storage_options: Optional[Dict[str, Any]] = None) -> Source:  # noqa: A001
+def open(path, *, verify: bool = False, storage_options: _StorageOptions = None) -> Source:  # noqa: A001
     """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
     or any other format ztensor reads, detected by content (see
     :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read

@@ -61,13 +61,11 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     ... plus ``NAME.zt.index.json`` (one file when everything fits; objects
     are never split); the set is published atomically.
 
-    ``dst`` may be an fsspec URL (``s3://bucket/model.zt``): the output is
-    written to a local temporary folder, then uploaded, each file as one
-    object (S3: one PUT or multipart upload, which is visible only once
-    complete), shards before their index; on any error the objects already
-    uploaded are deleted. ``storage_options`` go to the filesystems of
-    ``src`` and ``dst`` (see :func:`ztensor.open`); ``dst_storage_options``,
-    when given, to ``dst``'s instead.
+    ``dst`` may be an fsspec URL (``s3://bucket/model.zt``): written to a
+    local temporary folder, then uploaded file by file, each appearing whole
+    or not at all, the index last (docs/stores.md). ``storage_options`` go to
+    the filesystems of ``src`` and ``dst``; ``dst_storage_options`` to
+    ``dst``'s instead, when given.
 
     ``client`` (a ``dask.distributed.Client``, .zt output only) runs the
     encoding of each object on the cluster's workers, which read ``src``
