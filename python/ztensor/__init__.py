@@ -44,14 +44,16 @@ from ._safe_open import safe_open
 from ._convert import ConvertStats, convert, convert_many
 
 
-def open(path, *, verify: bool = False) -> Source:  # noqa: A001 (mirrors builtins.open)
+def open(path, *, verify: bool = False, storage_options=None) -> Source:  # noqa: A001 (mirrors builtins.open)
     """Open and validate a .zt file, a sharded set's ``NAME.zt.index.json``,
     or any other format ztensor reads, detected by content (see
     :func:`ztensor._reader.open`). ``http://`` and ``https://`` URLs are read
     lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
     ``memory://``...) of .zt, safetensors, GGUF and .npy files through fsspec
-    when it is installed."""
-    return open_any(path, verify=verify)
+    when it is installed. ``storage_options`` go to the URL's reader: for
+    http(s) the core's remote options (timeouts, deadlines, attempts,
+    redirects; docs/remote.md), for other schemes the fsspec filesystem."""
+    return open_any(path, verify=verify, storage_options=storage_options)
 
 
 from importlib.metadata import PackageNotFoundError as _PackageNotFound

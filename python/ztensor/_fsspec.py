@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from . import _core
 from ._reader import Reader
-from .errors import UnsupportedError
+from ._remote import is_native_url, open_native
+from .errors import UnsupportedError, ZTensorError
 
 
 def is_fsspec_url(path) -> bool:
@@ -23,21 +24,27 @@ def is_fsspec_url(path) -> bool:
     return scheme.isidentifier() and scheme not in ("http", "https")
 
 
-def open_any(path, *, verify: bool = False) -> Reader:
-    """A path, an http(s) URL (the core) or an fsspec URL (here)."""
+def open_any(path, *, verify: bool = False, storage_options=None) -> Reader:
+    """A path, an http(s) URL (the core, with `storage_options` mapped to its
+    remote options) or an fsspec URL (here, `storage_options` going to the
+    filesystem)."""
     if is_fsspec_url(path):
-        return open_fsspec(path, verify=verify)
+        return open_fsspec(path, verify=verify, storage_options=storage_options)
+    if storage_options is not None:
+        if not is_native_url(path):
+            raise ZTensorError(f"'{path}': storage_options apply to URLs, not to local files", "invalid_argument")
+        return open_native(path, verify=verify, storage_options=storage_options)
     return Reader(path, verify=verify)
 
 
-def open_fsspec(url: str, *, verify: bool = False) -> Reader:
+def open_fsspec(url: str, *, verify: bool = False, storage_options=None) -> Reader:
     try:
         import fsspec  # type: ignore[import-untyped]  # fsspec ships no stubs
     except ImportError as e:
         raise UnsupportedError(f"'{url}': reading this URL needs fsspec (pip install fsspec)",
                                "unsupported") from e
     name = url.split("?", 1)[0]  # its extension says the format; the core refuses those it cannot read lazily
-    fs, _ = fsspec.core.url_to_fs(url)
+    fs, _ = fsspec.core.url_to_fs(url, **(storage_options or {}))
 
     def opener(u: str):
         """(size, read) of the file at `u` (the URL, or a shard beside an index)."""

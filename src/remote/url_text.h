@@ -1,6 +1,7 @@
 // URL recognition and the redacted form of a URL that messages show.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
