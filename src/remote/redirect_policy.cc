@@ -8,6 +8,8 @@
 #include <cstring>
 #include <memory>
 
+#include "remote/url_text.h"
+
 namespace zt::http {
 namespace {
 
@@ -97,12 +99,6 @@ void unwrap_ipv4(Address& a) {
   }
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 long default_port(const std::string& scheme) { return scheme == "https" ? 443 : 80; }
 
 }  // namespace
@@ -130,7 +126,7 @@ std::optional<AddressClass> classify_ip(std::string_view ip) {
 
 std::optional<AddressClass> classify_host(std::string_view host) {
   if (auto literal = classify_ip(host)) return literal;
-  std::string name = lower(host);
+  std::string name = lower_ascii(host);
   while (!name.empty() && name.back() == '.') name.pop_back();
   for (const char* m : kMetadataNames)
     if (name == m) return AddressClass::metadata;
@@ -145,7 +141,7 @@ Result<Origin> parse_origin(const std::string& url) {
   auto part = [&](CURLUPart which, std::string& out) {
     char* v = nullptr;
     if (curl_url_get(u.get(), which, &v, 0) != CURLUE_OK || !v) return false;
-    out = lower(v);
+    out = lower_ascii(v);
     curl_free(v);
     return true;
   };
@@ -188,7 +184,7 @@ const char* redirect_policy_name(RedirectPolicy p) {
 }
 
 std::optional<RedirectPolicy> parse_redirect_policy(std::string_view text) {
-  const std::string t = lower(text);
+  const std::string t = lower_ascii(text);
   for (RedirectPolicy p : {RedirectPolicy::none, RedirectPolicy::same_origin, RedirectPolicy::public_only,
                            RedirectPolicy::any})
     if (t == redirect_policy_name(p)) return p;

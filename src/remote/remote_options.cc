@@ -10,6 +10,7 @@
 
 #include "remote/redirect_policy.h"
 #include "remote/remote_settings.h"
+#include "remote/url_text.h"
 #include "ztensor/remote.h"
 
 namespace zt {
@@ -49,12 +50,6 @@ constexpr Key kKeys[] = {
     {"anon", Kind::flag, &RemoteOptions::anon, false},
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Seconds as text ("2", "0.5") to milliseconds; a deadline may be 0 (none).
 std::optional<uint32_t> parse_seconds(std::string_view v, bool zero_ok) {
   double s = 0;
@@ -67,7 +62,7 @@ std::optional<uint32_t> parse_seconds(std::string_view v, bool zero_ok) {
 }
 
 std::optional<bool> parse_flag(std::string_view v) {
-  const std::string t = lower(v);
+  const std::string t = lower_ascii(v);
   if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
   if (t == "0" || t == "false" || t == "no" || t == "off") return false;
   return std::nullopt;

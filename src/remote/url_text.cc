@@ -16,6 +16,12 @@ bool has_scheme(std::string_view path, std::string_view scheme) {
 
 }  // namespace
 
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool is_http_url(std::string_view path) { return has_scheme(path, "http://") || has_scheme(path, "https://"); }
 
 bool is_s3_url(std::string_view path) { return has_scheme(path, "s3://"); }

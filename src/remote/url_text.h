@@ -15,6 +15,9 @@ bool is_s3_url(std::string_view path);
 // The URL without credentials and query (signatures), for messages.
 std::string redact_url(std::string_view url);
 
+// `s` with ASCII letters in lower case (schemes, host names, option values).
+std::string lower_ascii(std::string_view s);
+
 // `ms` as seconds for messages: "2 s", "0.5 s".
 std::string seconds_text(uint32_t ms);
 

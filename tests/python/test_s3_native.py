@@ -67,7 +67,9 @@ class Store:
             for p in shards.iterdir():
                 self.s3.put_object(Bucket="models", Key=f"set/{p.name}", Body=p.read_bytes())
         # From here on, moto checks every request's access key and signature.
-        with urllib.request.urlopen(f"{self.endpoint}/moto-api/reset-auth", data=b"0") as reply:
+        reset = urllib.request.Request(f"{self.endpoint}/moto-api/reset-auth", data=b"0",
+                                       headers={"Content-Type": "text/plain"})  # not a form: moto reads the body
+        with urllib.request.urlopen(reset) as reply:
             assert reply.status == 200
         self.s3 = boto3.client("s3", endpoint_url=self.endpoint, region_name=REGION, aws_access_key_id=self.key,
                                aws_secret_access_key=self.secret)
