@@ -30,7 +30,7 @@ def open_any(path, *, verify: bool = False, storage_options=None) -> Reader:
     filesystem)."""
     if is_fsspec_url(path):
         return open_fsspec(path, verify=verify, storage_options=storage_options)
-    if storage_options is not None:
+    if storage_options:
         if not is_native_url(path):
             raise ZTensorError(f"'{path}': storage_options apply to URLs, not to local files", "invalid_argument")
         return open_native(path, verify=verify, storage_options=storage_options)

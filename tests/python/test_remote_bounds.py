@@ -168,3 +168,13 @@ def test_s3fs_spellings_map_to_the_same_bounds(fault):
     options = {"config_kwargs": {"connect_timeout": 5, "read_timeout": 5, "retries": {"max_attempts": 2}}}
     with pytest.raises(ztensor.errors.ZTensorIOError, match="gave up after 2 attempts"):
         ztensor.open(fault.url(), storage_options=options)
+
+
+def test_storage_options_are_for_urls(tmp_path):
+    path = tmp_path / "local.zt"
+    ztensor.numpy.save_file({"small": SMALL}, str(path))
+    with ztensor.open(str(path), storage_options={}) as r:  # none given: a local file opens as ever
+        np.testing.assert_array_equal(r.read("small"), SMALL)
+    with pytest.raises(ztensor.ZTensorError, match="storage_options apply to URLs") as e:
+        ztensor.open(str(path), storage_options={"read_deadline": 1})
+    assert e.value.code == "invalid_argument"
