@@ -123,9 +123,10 @@ Result<S3Access> resolve_s3_access(const RemoteOptions& call) {
   ZT_ASSIGN_OR_RETURN(Profile profile, read_profile(name));
   const bool named = explicit_profile || !env("AWS_PROFILE").empty();
   if (named && !profile.credentials && !profile.config)
-    return Status(ErrorCode::invalid_argument, "AWS profile '" + name + "' is in neither the credentials file (" +
-                                                   aws_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") +
-                                                   ") nor the config file (" + aws_file("AWS_CONFIG_FILE", "config") + ")");
+    return Status(ErrorCode::invalid_argument,
+                  "AWS profile '" + name + "' is in neither the credentials file (" +
+                      aws_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") + ") nor the config file (" +
+                      aws_file("AWS_CONFIG_FILE", "config") + ")");
   S3Access a;
   if (call.key.has_value() != call.secret.has_value())
     return Status(ErrorCode::invalid_argument, "the remote options 'key' and 'secret' go together: one is missing");

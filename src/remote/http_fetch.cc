@@ -133,10 +133,11 @@ Status Fetcher::get(uint64_t first, std::span<uint8_t> out, const Deadline& dead
                                              " s zTensor waits (gave up" + tries + ")");
       pause = asked;
     }
-    if (deadline.set() && Clock::now() + pause >= deadline.at)
-      return fail(ErrorCode::io_error, why + (server_asked ? " asks to retry after " + std::to_string(reply.retry_after_s) + " s," : "") +
-                                           " and the " + deadline.option + " of " + seconds_text(deadline.ms) +
+    if (deadline.set() && Clock::now() + pause >= deadline.at) {
+      const std::string asked = server_asked ? " asks to retry after " + std::to_string(reply.retry_after_s) + " s," : "";
+      return fail(ErrorCode::io_error, why + asked + " and the " + deadline.option + " of " + seconds_text(deadline.ms) +
                                            " leaves no time to retry (gave up" + tries + ")" + hint(deadline.option));
+    }
     std::this_thread::sleep_for(pause);
     wait = std::min(wait * 2, std::chrono::duration_cast<Clock::duration>(kMaxBackoff));
   }

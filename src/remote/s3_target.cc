@@ -82,9 +82,10 @@ Result<http::Target> s3_target(const S3Location& loc, const S3Access& access) {
     while (!base.empty() && base.back() == '/') base.pop_back();
     t.url = base + "/" + encode_key(loc.bucket) + "/" + encode_key(loc.key);
   } else {
+    const std::string aws = ".amazonaws.com/";
     t.url = virtual_host_ok(loc.bucket)
-                ? "https://" + loc.bucket + ".s3." + access.region + ".amazonaws.com/" + encode_key(loc.key)
-                : "https://s3." + access.region + ".amazonaws.com/" + encode_key(loc.bucket) + "/" + encode_key(loc.key);
+                ? "https://" + loc.bucket + ".s3." + access.region + aws + encode_key(loc.key)
+                : "https://s3." + access.region + aws + encode_key(loc.bucket) + "/" + encode_key(loc.key);
   }
   if (!access.key.empty()) {
     t.auth.user = access.key;

@@ -29,7 +29,8 @@ PROBE_SECONDS = 180
 def netns_works():
     if not shutil.which("unshare") or not shutil.which("ip"):
         return False
-    return subprocess.run(["unshare", "--net", "--mount", "--map-root-user", "true"], capture_output=True).returncode == 0
+    probe = subprocess.run(["unshare", "--net", "--mount", "--map-root-user", "true"], capture_output=True)
+    return probe.returncode == 0
 
 
 pytestmark = [
