@@ -9,7 +9,8 @@
  * ZT_E_LIMIT_EXCEEDED, a bug of ours ZT_E_INTERNAL. A NULL handle or
  * out-pointer returns ZT_E_INVALID_ARGUMENT (the getters return 0 or NULL
  * and set zt_last_error()); the out-pointers of zt_reader_open,
- * zt_writer_create and zt_reader_read are set to NULL/0 on failure.
+ * zt_writer_create, zt_remote_options_create, zt_reader_open_url and
+ * zt_reader_read are set to NULL/0 on failure.
  *
  * Lifetimes. A zt_reader lives from a successful zt_reader_open until
  * zt_reader_close; the strings and arrays it hands out (version, names,
@@ -23,7 +24,8 @@
  * zt_writer_create until zt_writer_free and is used from one thread at a
  * time; after zt_writer_finish (success or failure) only zt_writer_free may
  * follow (add and finish return ZT_E_INVALID_ARGUMENT). zt_reader_close,
- * zt_buffer_free and zt_writer_free accept NULL and do nothing. */
+ * zt_buffer_free, zt_writer_free and zt_remote_options_free accept NULL and
+ * do nothing. */
 #ifndef ZTENSOR_H_
 #define ZTENSOR_H_
 
@@ -81,11 +83,29 @@ const char* zt_error_name(int code);
 /* ---- reading ---------------------------------------------------------- */
 
 /* Opens and validates a .zt file (v1.2, v1.1 or v0.1), by path or by
- * http:// or https:// URL (read lazily with range requests; every digest
- * present is then checked). verify_on_read != 0 also checks raw components'
- * digests when they are read (compressed components are checked whenever
- * they are decoded). */
+ * http://, https:// or s3:// URL (read lazily with range requests; every
+ * digest present is then checked), a URL with the options of the
+ * environment (ZT_HTTP_*, AWS_*) and the defaults (docs/remote.md).
+ * verify_on_read != 0 also checks raw components' digests when they are read
+ * (compressed components are checked whenever they are decoded). */
 int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
+
+/* Options for reading URLs, set by name from text: "connect_timeout",
+ * "stall_timeout", "open_deadline", "read_deadline" (seconds, e.g. "2.5"),
+ * "max_attempts", "redirects" ("none", "same-origin", "public", "any"),
+ * "allow_unvalidated", and for s3:// "key", "secret", "token", "region",
+ * "endpoint_url", "profile", "anon" (docs/remote.md gives each default).
+ * An option left unset takes its environment variable, then its default.
+ * zt_remote_options_set returns ZT_E_INVALID_ARGUMENT for an unknown key or
+ * a value the key cannot take (the options are then unchanged). */
+typedef struct zt_remote_options zt_remote_options;
+int zt_remote_options_create(zt_remote_options** out);
+int zt_remote_options_set(zt_remote_options* options, const char* key, const char* value);
+void zt_remote_options_free(zt_remote_options* options);
+/* zt_reader_open for an http://, https:// or s3:// URL with `options` (NULL:
+ * none), which also apply to the shards of a sharded index. A path that is
+ * not such a URL is ZT_E_INVALID_ARGUMENT. */
+int zt_reader_open_url(const char* url, const zt_remote_options* options, int verify_on_read, zt_reader** out);
 void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */
 const char* zt_reader_version(const zt_reader* reader);

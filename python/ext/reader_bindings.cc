@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
@@ -21,6 +22,7 @@
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
 #include "ztensor/gguf.h"
+#include "ztensor/remote.h"
 
 namespace nb = nanobind;
 
@@ -270,6 +272,23 @@ PyReader open_path(const std::string& path, bool verify_on_read) {
   return make_reader(std::move(r).value(), verify_on_read);
 }
 
+// An http(s):// or s3:// URL read by the core with `options` (the names of
+// zt::RemoteOptions::set, values as text); a sharded index's shards get the
+// same options.
+PyReader open_url(const std::string& url, const std::map<std::string, std::string>& options, bool verify_on_read) {
+  if (!zt::is_native_url(url))
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "'" + url + "' is not an http://, https:// or s3:// URL"));
+  zt::RemoteOptions remote;
+  for (const auto& [key, value] : options) check(remote.set(key, value));
+  zt::Result<std::unique_ptr<zt::TensorSource>> r = [&] {
+    nb::gil_scoped_release release;
+    zt::ScopedRemoteOptions scope(std::move(remote));
+    return open_any_source(url, verify_on_read);
+  }();
+  check(r.status());
+  return make_reader(std::move(r).value(), verify_on_read);
+}
+
 PyReader open_bytes(nb::bytes data, bool verify_on_read) {
   // Copied once: the arrays we hand out may outlive the bytes object.
   auto buf = std::make_shared<std::vector<uint8_t>>(
@@ -378,6 +397,8 @@ void init_reader(nb::module_& m) {
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
       .def_static("from_bytes", &open_bytes, nb::arg("data"), nb::arg("verify_on_read") = false)
+      .def_static("open_url", &open_url, nb::arg("url"), nb::arg("options"), nb::arg("verify_on_read") = false,
+                  "Open an http(s):// or s3:// URL with remote options (name -> text, see docs/remote.md).")
       .def_static("open_with_opener", &open_with_opener, nb::arg("url"), nb::arg("opener"),
                   nb::arg("verify_on_read") = false)
       .def_static("open_callback", &open_callback, nb::arg("name"), nb::arg("size"), nb::arg("read"),

@@ -52,11 +52,13 @@ def open(path, *, verify: bool = False, storage_options: _StorageOptions = None)
     lazily with range requests; other URLs (``s3://``, ``gs://``, ``hf://``,
     ``memory://``...) of .zt, safetensors, GGUF, .npy and .zstn files through
     fsspec when it is installed, each object held to the version opened
-    (a change is ``length_mismatch``). ``storage_options`` go to the fsspec
+    (a change is ``length_mismatch``). ``storage_options`` go to the URL's
+    reader: for http(s) the core's remote options (timeouts, deadlines,
+    attempts, redirects; docs/remote.md), for other schemes the fsspec
     filesystem (s3fs: ``key``, ``secret``, ``token``, ``endpoint_url``,
-    ``client_kwargs``, ``profile``, ``anon``, ...); ztensor's own key
-    ``allow_unvalidated=True`` reads from a store that gives no ETag,
-    version or modification time. A local path ignores them."""
+    ``client_kwargs``, ``profile``, ``anon``, ...; docs/stores.md). The key
+    ``allow_unvalidated=True`` reads from a server or store that gives no
+    ETag, version or modification time. A local path takes none."""
     return open_any(path, verify=verify, storage_options=storage_options)
 
 

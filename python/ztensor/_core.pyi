@@ -1,6 +1,6 @@
 """zTensor C++ core (container reader/writer, other formats, conversion)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated
 
 import numpy
@@ -19,6 +19,12 @@ class Reader:
 
     @staticmethod
     def from_bytes(data: bytes, verify_on_read: bool = False) -> Reader: ...
+
+    @staticmethod
+    def open_url(url: str, options: Mapping[str, str], verify_on_read: bool = False) -> Reader:
+        """
+        Open an http(s):// or s3:// URL with remote options (name -> text, see docs/remote.md).
+        """
 
     @staticmethod
     def open_with_opener(url: str, opener: Callable, verify_on_read: bool = False) -> Reader: ...

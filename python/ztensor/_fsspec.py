@@ -20,6 +20,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from . import _core
 from ._reader import Reader
+from ._remote import is_native_url, open_native
 from ._store_errors import store_error
 from ._store_pin import ALLOW_UNVALIDATED, Pin, PinnedObject
 from .errors import ZTensorError, error, through_core
@@ -45,11 +46,16 @@ def check_storage_options(storage_options: StorageOptions) -> Dict[str, Any]:
 
 
 def open_any(path, *, verify: bool = False, storage_options: StorageOptions = None) -> Reader:
-    """A path, an http(s) URL (the core) or an fsspec URL (here).
-    ``storage_options`` apply to fsspec URLs; a local path ignores them."""
+    """A path, an http(s) or s3 URL the core reads (``storage_options`` mapped to its remote
+    options) or an fsspec URL (here, ``storage_options`` going to the filesystem). A local path
+    takes none."""
     options = check_storage_options(storage_options)
     if is_fsspec_url(path):
         return open_fsspec(path, verify=verify, storage_options=options)
+    if options:
+        if not is_native_url(path):
+            raise error("invalid_argument", f"'{path}': storage_options apply to URLs, not to local files")
+        return open_native(path, verify=verify, storage_options=options)
     return Reader(path, verify=verify)
 
 

@@ -11,6 +11,7 @@
 
 #include "convert/path_open.h"
 #include "ztensor/reader.h"
+#include "ztensor/remote.h"
 #include "ztensor/writer.h"
 
 struct zt_reader {
@@ -21,6 +22,9 @@ struct zt_writer {
 };
 struct zt_buffer {
   std::shared_ptr<const void> owner;
+};
+struct zt_remote_options {
+  zt::RemoteOptions impl;
 };
 
 // The C codes are the C++ codes: same numbers, same count.
@@ -145,7 +149,48 @@ int zt_reader_open(const char* path, int verify_on_read, zt_reader** out) {
   });
 }
 
+int zt_reader_open_url(const char* url, const zt_remote_options* options, int verify_on_read, zt_reader** out) {
+  if (!out) return null_argument("zt_reader_open_url", "out");
+  *out = nullptr;
+  if (!url) return null_argument("zt_reader_open_url", "url");
+  return guarded("zt_reader_open_url", [&] {
+    if (!zt::is_native_url(url))
+      return record(ErrorCode::invalid_argument,
+                    "zt_reader_open_url: " + quoted_or_null(url) + " is not an http://, https:// or s3:// URL");
+    // The scope reaches every URL this open reads: a sharded index's shards too.
+    zt::ScopedRemoteOptions scope(options ? options->impl : zt::RemoteOptions{});
+    auto r = zt::open_zt_path(url, zt::ReadOptions{verify_on_read != 0});
+    if (!r.ok()) return fail(r.status());
+    *out = new zt_reader{std::move(r).value()};
+    return ok();
+  });
+}
+
 void zt_reader_close(zt_reader* reader) { delete reader; }
+
+int zt_remote_options_create(zt_remote_options** out) {
+  if (!out) return null_argument("zt_remote_options_create", "out");
+  *out = nullptr;
+  return guarded("zt_remote_options_create", [&] {
+    *out = new zt_remote_options{};
+    return ok();
+  });
+}
+
+int zt_remote_options_set(zt_remote_options* options, const char* key, const char* value) {
+  if (!options) return null_argument("zt_remote_options_set", "options");
+  if (!key) return null_argument("zt_remote_options_set", "key");
+  if (!value) return null_argument("zt_remote_options_set", "value");
+  return guarded("zt_remote_options_set", [&] {
+    zt::RemoteOptions next = options->impl;  // unchanged on error
+    zt::Status s = next.set(key, value);
+    if (!s.ok()) return fail(s);
+    options->impl = std::move(next);
+    return ok();
+  });
+}
+
+void zt_remote_options_free(zt_remote_options* options) { delete options; }
 
 const char* zt_reader_version(const zt_reader* reader) {
   if (!reader) return null_argument("zt_reader_version", "reader"), nullptr;

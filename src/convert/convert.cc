@@ -15,7 +15,7 @@
 #include "convert/safetensors_writer.h"
 #include "convert/shard_index.h"
 #include "convert/zt_index_source.h"
-#include "remote/http_byte_source.h"
+#include "remote/url_text.h"
 #include "ztensor/mapped_file.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"

@@ -5,7 +5,8 @@
 #include <cctype>
 #include <vector>
 
-#include "remote/http_byte_source.h"
+#include "remote/url_text.h"
+#include "ztensor/remote.h"
 #include "ztensor/mapped_file.h"
 
 namespace zt {
@@ -32,10 +33,14 @@ ScopedUrlOpener::ScopedUrlOpener(UrlOpener opener) : opener_(std::move(opener)),
 
 ScopedUrlOpener::~ScopedUrlOpener() { g_url_opener = outer_; }
 
-bool is_url_path(const std::string& path) { return is_http_url(path) || (g_url_opener && has_scheme(path)); }
+bool is_url_path(const std::string& path) { return is_native_url(path) || (g_url_opener && has_scheme(path)); }
 
+// http(s) is always read natively; s3:// too unless a caller's opener
+// (fsspec, from Python) takes the other schemes. Native reads use the
+// innermost ScopedRemoteOptions of this thread.
 Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url) {
-  if (is_http_url(url) || !g_url_opener) return open_http(url);
+  const bool http = is_native_url(url) && !is_s3_url(url);
+  if (http || !g_url_opener) return open_remote(url, ScopedRemoteOptions::current());
   return g_url_opener->opener_(url);
 }
 

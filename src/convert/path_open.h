@@ -15,7 +15,7 @@ namespace zt {
 // An http(s) URL, or a URL of another scheme while a ScopedUrlOpener is
 // active on this thread.
 bool is_url_path(const std::string& path);
-// A positional-read source for such a URL. Errors: the opener's, open_http's.
+// A positional-read source for such a URL. Errors: the opener's, open_remote's.
 Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url);
 
 // A .zt file: mapped when local, read by range when a URL.

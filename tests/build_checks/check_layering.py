@@ -26,6 +26,7 @@ LAYER_OF_PUBLIC = {
     "container": ["dtype", "value", "manifest", "reader", "writer", "source", "blob_codec"],
     "convert": ["convert", "gguf", "numpy_format", "onnx_format", "pytorch_format", "z4ai_encoding",
                 "sharded_writer"],
+    "remote": ["remote"],
     "capi": ["ztensor"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -139,13 +139,25 @@ class FaultServer:
     replies, then close the connection), change_etag_after (serve a new ETag
     from that request on), shift_range (answer ranges starting this many
     bytes late, with a truthful Content-Range), grow_after (from that
-    request on, the file has grown by one byte). /moved answers 302 with
-    Location `moved_to` (default: the file). `served` counts requests."""
+    request on, the file has grown by one byte), fail_status (the status of
+    the fail_first replies, 503 by default) with retry_after (their
+    Retry-After header), validators (False: no ETag, no Last-Modified),
+    swap_after/swapped (from that request on, serve `swapped` instead),
+    trickle (send bodies at this many bytes per second). /moved answers 302
+    with Location `moved_to` (default: the file). `served` counts requests.
+    Listens on `host` (port `port`, 0: any free one), over TLS with
+    `tls=(cert, key)`."""
 
-    def __init__(self, name, data):
+    def __init__(self, name, data, host="127.0.0.1", port=0, tls=None):
         self.name, self.data = name, data
         self.ignore_range = False
         self.fail_first = 0
+        self.fail_status = 503
+        self.retry_after = None
+        self.validators = True
+        self.swap_after = None
+        self.swapped = None
+        self.trickle = None
         self.drop_first = 0
         self.change_etag_after = None
         self.shift_range = 0
@@ -169,7 +181,9 @@ class FaultServer:
                     if fail:
                         server.fail_first -= 1
                 if fail:
-                    self.send_response(503)
+                    self.send_response(server.fail_status)
+                    if server.retry_after is not None:
+                        self.send_header("Retry-After", str(server.retry_after))
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -185,6 +199,8 @@ class FaultServer:
                 changed = server.change_etag_after is not None and n > server.change_etag_after
                 etag = '"v2"' if changed else '"v1"'
                 data = server.data
+                if server.swap_after is not None and n > server.swap_after:
+                    data = server.swapped
                 if server.grow_after is not None and n > server.grow_after:
                     data = data + b"\0"
                 m = RANGE.match(self.headers.get("Range", ""))
@@ -197,7 +213,8 @@ class FaultServer:
                     body = data[a:b + 1]
                     self.send_response(206)
                     self.send_header("Content-Range", f"bytes {a}-{b}/{len(data)}")
-                self.send_header("ETag", etag)
+                if server.validators:
+                    self.send_header("ETag", etag)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 with server.lock:
@@ -211,22 +228,87 @@ class FaultServer:
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
                 try:
-                    self.wfile.write(body)
+                    if server.trickle:
+                        server._send_slowly(self.wfile, body)
+                    else:
+                        self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client stopped reading a body it did not ask for
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = http.server.ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
+        if tls:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.scheme = "https" if tls else "http"
+        self.host = host
         self.port = self.httpd.server_address[1]
+        self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
-    def url(self):
-        return f"http://127.0.0.1:{self.port}/{self.name}"
+    def _send_slowly(self, out, body):
+        """`body` at `trickle` bytes per second, in 256-byte writes, until done or stopped."""
+        step = 256
+        for i in range(0, len(body), step):
+            out.write(body[i:i + step])
+            out.flush()
+            if self.stopping.wait(step / self.trickle):
+                return
+
+    def url(self, path=None):
+        return f"{self.scheme}://{self.host}:{self.port}/{self.name if path is None else path}"
 
     def stop(self):
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class SilentServer:
+    """A TCP listener on 127.0.0.1 that never answers. accept=True: it
+    accepts each connection and holds it open, reading nothing (a server
+    hung after accept). accept=False: its one-slot accept queue is filled
+    at start and never drained, so the kernel drops every later SYN and a
+    client's connect hangs (a host that does not answer)."""
+
+    def __init__(self, accept=True):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        self.accepted = threading.Event()
+        self.sock.listen(0 if not accept else 16)
+        if accept:
+            self.thread = threading.Thread(target=self._accept, daemon=True)
+            self.thread.start()
+        else:
+            filler = socket.create_connection(("127.0.0.1", self.port), timeout=STARTUP_SECONDS)
+            self.held.append(filler)
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed by stop()
+            self.held.append(conn)
+            self.accepted.set()
+
+    def url(self, name="m.zt"):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def stop(self):
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
 
 
 class MotoS3:

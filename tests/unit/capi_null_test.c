@@ -42,6 +42,7 @@ int main(void) {
   zt_reader_close(NULL);
   zt_writer_free(NULL);
   zt_buffer_free(NULL);
+  zt_remote_options_free(NULL);
 
   /* Opening and creating. */
   zt_reader* r = (zt_reader*)1;
@@ -52,6 +53,25 @@ int main(void) {
   INVALID(zt_writer_create(NULL, &w));
   CHECK(w == NULL);
   INVALID(zt_writer_create(path, NULL));
+
+  /* Remote options and URL opens. */
+  zt_remote_options* o = (zt_remote_options*)1;
+  INVALID(zt_remote_options_create(NULL));
+  CHECK(zt_remote_options_create(&o) == ZT_OK && o != NULL);
+  INVALID(zt_remote_options_set(NULL, "max_attempts", "2"));
+  INVALID(zt_remote_options_set(o, NULL, "2"));
+  INVALID(zt_remote_options_set(o, "max_attempts", NULL));
+  CHECK(zt_remote_options_set(o, "max_attempts", "none") == ZT_E_INVALID_ARGUMENT);
+  CHECK(strstr(zt_last_error(), "max_attempts") != NULL);
+  CHECK(zt_remote_options_set(o, "no_such_option", "1") == ZT_E_INVALID_ARGUMENT);
+  CHECK(zt_remote_options_set(o, "max_attempts", "2") == ZT_OK);
+  r = (zt_reader*)1;
+  INVALID(zt_reader_open_url(NULL, o, 0, &r));
+  CHECK(r == NULL);
+  INVALID(zt_reader_open_url("http://127.0.0.1:1/m.zt", o, 0, NULL));
+  CHECK(zt_reader_open_url(path, o, 0, &r) == ZT_E_INVALID_ARGUMENT); /* a path, not a URL */
+  CHECK(r == NULL && strstr(zt_last_error(), "not an http://") != NULL);
+  zt_remote_options_free(o);
 
   /* A NULL reader handle. */
   CHECK(zt_reader_version(NULL) == NULL);

@@ -3,7 +3,7 @@
 // real servers in tests/python/test_remote.py).
 #include <gtest/gtest.h>
 
-#include "remote/http_byte_source.h"
+#include "remote/url_text.h"
 #include "remote/http_exchange.h"
 
 namespace zt {

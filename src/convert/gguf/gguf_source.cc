@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "remote/http_byte_source.h"
+#include "convert/path_open.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "convert/gguf/gguf_file.h"
@@ -124,8 +124,8 @@ Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> 
 }
 
 Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options) {
-  if (is_http_url(path)) {
-    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+  if (is_url_path(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
     return open_gguf(std::move(source), options);
   }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));

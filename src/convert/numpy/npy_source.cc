@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "remote/http_byte_source.h"
+#include "convert/path_open.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/numpy/npy_array.h"
@@ -71,8 +71,8 @@ Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> b
 }
 
 Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path) {
-  if (is_http_url(path)) {
-    ZT_ASSIGN_OR_RETURN(auto source, open_http(path));
+  if (is_url_path(path)) {
+    ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
     return open_npy(std::move(source));
   }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
