@@ -65,5 +65,7 @@ if(ZT_MISSING_DEBIAN)
   message(FATAL_ERROR "zTensor cannot be built: development packages are missing (listed above).\n"
                       "  Debian/Ubuntu: apt-get install ${debian}\n"
                       "  Fedora:        dnf install ${fedora}\n"
-                      "Or install the prebuilt manylinux wheel, which carries these libraries.")
+                      "Or install a manylinux wheel, which carries these libraries: `make wheel` on a machine that has\n"
+                      "  them leaves one per CPython in dist/; copy that folder and run\n"
+                      "  pip install --find-links DIST \"ztensor==${PROJECT_VERSION}\" (README.md, Install).")
 endif()

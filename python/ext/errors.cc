@@ -2,7 +2,6 @@
 
 #include <nanobind/stl/string.h>
 
-#include <new>
 
 namespace nb = nanobind;
 
@@ -28,10 +27,9 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const StatusError& e) {
       raise_status(e.status());
-    } catch (const std::bad_alloc&) {  // a size the machine cannot hold: limit_exceeded, not MemoryError
-      raise_status(zt::Status(zt::ErrorCode::limit_exceeded,
-                              "out of memory: the input asks for more than this machine holds"));
     }
+    // std::bad_alloc: the codec's translator (z4ai_ext/buffer.cc) makes it limit_exceeded for both
+    // packages' calls, never a bare MemoryError.
   });
   m.def("error_code_name", [](int code) { return zt::error_code_name(static_cast<zt::ErrorCode>(code)); },
         "Stable name of a numeric zt::ErrorCode.");

@@ -1,6 +1,7 @@
 """z4ai: lossless compression for neural-network weights.
 
-The codec is C++ (``z4ai._z4ai``); this package only adapts Python arguments.
+The codec is C++ (``z4ai._z4ai``, built into ztensor's extension module); this package only
+adapts Python arguments.
 Frames: ``Z4AI`` (default, fast), ``ZARA`` (``effort="balanced"``/``"max"``),
 ``Z4AIMF01`` (:mod:`z4ai.chunked`), ``Z4XD`` (:mod:`z4ai.delta`), ``Z4DM``
 (:mod:`z4ai.model_delta`), ``ZSTN``

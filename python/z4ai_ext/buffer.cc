@@ -31,7 +31,7 @@ void raise_python(zt::ErrorCode code, const std::string& message, int sys_errno 
 
 }  // namespace
 
-void init_errors(nanobind::module_& m) {
+void init_errors() {
   nanobind::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -41,7 +41,6 @@ void init_errors(nanobind::module_& m) {
       raise_python(zt::ErrorCode::limit_exceeded, "out of memory: the input asks for more than this machine holds");
     }
   });
-  m.attr("Z4aiError") = nanobind::module_::import_("z4ai._errors").attr("Z4aiError");
 }
 
 }  // namespace z4ai_py

@@ -45,8 +45,13 @@ class Z4aiError : public std::exception {
 };
 
 // Registers the translation of Z4aiError and std::bad_alloc (limit_exceeded,
-// never a bare MemoryError) and exposes the class as _z4ai.Z4aiError.
-void init_errors(nanobind::module_& m);
+// never a bare MemoryError) for the whole extension module: an out-of-memory
+// in either package's call is then both a z4ai.Z4aiError and a
+// ztensor.LimitError, so callers of either catch it.
+void init_errors();
+
+// Defines the codec's functions in `m` (ztensor._core._z4ai).
+void init_module(nanobind::module_& m);
 
 [[noreturn]] void raise(const zt::Status& status);
 inline void check(const zt::Status& status) {

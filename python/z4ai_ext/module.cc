@@ -1,5 +1,6 @@
-// z4ai._z4ai: thin bindings; argument policy (defaults, dtype inference,
-// NumPy) lives in the pure-Python package python/z4ai.
+// The codec's thin bindings, the submodule ztensor._core._z4ai (z4ai/_z4ai.py
+// re-exports it); argument policy (defaults, dtype inference, NumPy) lives in
+// the pure-Python package python/z4ai.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -103,9 +104,8 @@ const char* kind_name(z4ai::FrameKind k) {
 
 }  // namespace
 
-NB_MODULE(_z4ai, m) {
-  m.doc() = "Native core of the z4ai codec (see the z4ai package).";
-  z4ai_py::init_errors(m);
+void z4ai_py::init_module(nb::module_& m) {
+  z4ai_py::init_errors();
 
   m.def(
       "compress",

@@ -1,8 +1,10 @@
 """Building from source without the -dev packages fails at configure time with the packages to
 install named for Debian/Ubuntu and Fedora (cmake/ZtDependencies.cmake), not with a pkg-config
-module name. pkg-config is pointed at an empty folder, so every module is missing."""
+module name, and with the way to the wheels instead (README's pin with --find-links). pkg-config is
+pointed at an empty folder, so every module is missing."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -24,3 +26,6 @@ def test_missing_libraries_are_named_by_package(tmp_path):
         assert pkg in debian.split(), (pkg, debian)
     for pkg in ("libzstd-devel", "libcbor-devel", "openssl-devel", "highway-devel", "libcurl-devel"):
         assert pkg in fedora.split(), (pkg, fedora)
+    version = re.search(r"project\(ztensor VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
+    assert f'pip install --find-links DIST "ztensor=={version}"' in text, text
+    assert "make wheel" in text

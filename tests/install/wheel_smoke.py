@@ -45,7 +45,16 @@ def main() -> None:
     direct = subprocess.run([str(binary_path()), "info", missing], capture_output=True, text=True)
     assert via_entry.returncode == direct.returncode != 0, (via_entry.returncode, direct.returncode)
     assert via_entry.stderr == direct.stderr, (via_entry.stderr, direct.stderr)
-    print("wheel smoke: import, z4ai round trip, save/load, zt info: ok")
+
+    # One copy of the core per process: both packages' bindings live in ztensor._core.
+    ours = {Path(line.split(maxsplit=5)[5]) for line in Path("/proc/self/maps").read_text().splitlines()
+            if len(line.split(maxsplit=5)) == 6 and line.split(maxsplit=5)[5].endswith(".so")}
+    site = Path(ztensor.__file__).parent.parent
+    modules = sorted(str(p.relative_to(site)) for p in ours
+                     if p.is_relative_to(site / "ztensor") or p.is_relative_to(site / "z4ai"))
+    assert len(modules) == 1 and modules[0].startswith("ztensor/_core."), modules
+    print(f"wheel smoke on python {sys.version_info[0]}.{sys.version_info[1]}: "
+          "import, z4ai round trip, save/load, zt info, one core: ok")
 
 
 if __name__ == "__main__":
