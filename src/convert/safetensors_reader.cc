@@ -10,6 +10,7 @@
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "ztensor/shape_text.h"
+#include "container/validate.h"
 
 namespace zt {
 namespace {
@@ -384,7 +385,10 @@ Status SafetensorsFile::load() {
 
   const uint64_t data_start = kSafetensorsPrefixBytes + n;
   const uint64_t buffer_size = size_ - data_start;
-  for (auto& t : tensors_) ZT_RETURN_IF_ERROR(check_tensor(t, buffer_size));
+  for (auto& t : tensors_) {
+    ZT_RETURN_IF_ERROR(check_name(t.name, "safetensors tensor"));
+    ZT_RETURN_IF_ERROR(check_tensor(t, buffer_size));
+  }
 
   // The tensors must tile [0, buffer_size) exactly. Zero-size tensors sort
   // before a tensor starting at the same offset, so they never look like

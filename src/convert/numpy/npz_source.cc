@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "container/validate.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
@@ -84,6 +85,7 @@ class NpzSource final : public IndexedSource {
                                                      " bytes from " + std::to_string(m.compressed_size) +
                                                      " compressed: beyond deflate's 1032:1 maximum ratio");
       std::string name = m.name.substr(0, m.name.size() - 4);
+      ZT_RETURN_IF_ERROR(check_name(name, "npz member"));
       if (contains(name))
         return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
       npy::Header literal;

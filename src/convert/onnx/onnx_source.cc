@@ -6,6 +6,7 @@
 // (OperatorSetIdProto: domain 1, version 2), metadata_props 14.
 #include <cstring>
 
+#include "container/validate.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/onnx/external_data.h"
@@ -64,6 +65,7 @@ class OnnxSource final : public IndexedSource {
 };
 
 Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext) {
+  ZT_RETURN_IF_ERROR(check_name(t.name, "onnx tensor"));
   if (slots_.size() >= kMaxInitializers)
     return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
   // A subgraph may reuse a name a sibling subgraph defines (ONNX scopes

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "container/validate.h"
 #include "common/byteswap.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
@@ -162,6 +163,7 @@ Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& pr
   manifest_.attributes = ckpt.attributes;
   std::unordered_map<std::string, bool> members_seen;
   for (const auto& t : ckpt.tensors) {
+    ZT_RETURN_IF_ERROR(check_name(t.name, "pytorch tensor"));
     ZT_ASSIGN_OR_RETURN(TensorSlot s, place(t, zip_, file_, prefix));
     const uint64_t offset = s.member->data_offset + (s.contiguous ? t.storage_offset * t.element_bytes : 0);
     add_object(dense_object(t.name, t.shape, t.dtype, t.type, offset, s.nbytes));
