@@ -54,6 +54,12 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     ... plus ``NAME.zt.index.json`` (one file when everything fits; objects
     are never split); the set is published atomically.
 
+    A folder ``src`` (a Hugging Face model folder or cache snapshot) gives
+    the folder ``dst``: its safetensors weights as .zt (the input's shard
+    count unless ``max_shard_size`` says otherwise), every other file copied
+    under its own path in ``src`` (links: docs/scale.md). On any error
+    nothing is left, ``dst`` included when this call created it.
+
     ``client`` (a ``dask.distributed.Client``, .zt output only) runs the
     encoding of each object on the cluster's workers, which read ``src``
     themselves (a path they can see, or a URL); this process appends the
@@ -66,6 +72,9 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
+    if os.path.isdir(src):
+        return _convert_folder(src, dst, compression, level, effort, checksum, progress, durable, max_shard_size,
+                               client)
     ext = os.path.splitext(dst)[1].lower()
     out_format = "zt" if dst.endswith(".zt.index.json") else _OUTPUTS.get(ext)  # the index names a sharded set
     if out_format is None:
@@ -102,6 +111,20 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
         if cancel is not None:
             cancel()
     return ConvertStats(objects, nbytes, list(warnings), src_format, out_format, list(files))
+
+
+def _convert_folder(src: str, dst: str, compression, level, effort, checksum, progress, durable, max_shard_size,
+                    client) -> ConvertStats:
+    if client is not None:
+        raise error("invalid_argument", f"client= converts files, not model folders such as '{src}'")
+    if progress is not None and not callable(progress):
+        raise error("invalid_argument", "progress must be a callable(done, total) or None")
+    effort = effort_name(effort)
+    enc, lvl = _encoding(compression, level, None, effort)
+    objects, nbytes, warnings, files = _core.convert_folder(src, dst, enc.split(":", 1)[0], lvl, _EFFORT_TIER[effort],
+                                                            _checksum(checksum), bool(durable), progress,
+                                                            _shard_size(max_shard_size))
+    return ConvertStats(objects, nbytes, list(warnings), "folder", "folder", list(files))
 
 
 def convert_many(pairs: Iterable[Tuple[object, object]], *, client=None,

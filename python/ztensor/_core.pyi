@@ -92,6 +92,9 @@ def convert(src: str, dst: str, out_format: str, encoding: str, level: int, effo
     Convert any readable file to .zt, safetensors or .npz (see ztensor.convert).
     """
 
+def convert_folder(src: str, dst: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0) -> tuple:
+    """Convert a Hugging Face model folder (see ztensor.convert)."""
+
 def parse_byte_size(text: str) -> int:
     """
     Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').

@@ -1,6 +1,7 @@
 #include "ztensor/convert.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -207,8 +208,13 @@ Result<uint64_t> remote_file_size(const std::string& url) {
 
 Result<FileFormat> detect_format(const std::string& path) {
   if (is_url_path(path)) return detect_url_format(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block the open
   if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {  // a folder: by its name
+    ::close(fd);
+    return Status(ErrorCode::io_error, "'" + path + "' is not a regular file");
+  }
   uint8_t head[kSniffBytes] = {};
   size_t n = 0;
   while (n < sizeof head) {
