@@ -303,11 +303,13 @@ const char* zt_to_safetensors_dtype(DType dtype, LogicalType type) {
   return nullptr;
 }
 
-Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path) {
+Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path, bool copy_on_read) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
+  FileBytes access(mapped, copy_on_read);
   auto r = parse(bytes, std::move(mapped));
   if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
+  r.value()->access_ = std::move(access);
   return r;
 }
 
@@ -345,8 +347,7 @@ Result<ComponentBytes> SafetensorsFile::tensor_bytes(const SafetensorsTensor& t)
 
 Result<ComponentBytes> SafetensorsFile::tensor_range(const SafetensorsTensor& t, uint64_t offset,
                                                      uint64_t length) const {
-  if (!source_)
-    return ComponentBytes{t.data.subspan(static_cast<size_t>(offset), static_cast<size_t>(length)), owner_, true};
+  if (!source_) return access_.read(t.data.subspan(static_cast<size_t>(offset), static_cast<size_t>(length)), owner_);
   if (length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "safetensors tensor " + sq(t.name) + " does not fit in memory");
   auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(length));
   ZT_RETURN_IF_ERROR(source_->read_at(kSafetensorsPrefixBytes + header_size_ + t.begin + offset, *owned));
