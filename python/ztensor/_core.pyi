@@ -114,3 +114,16 @@ def publish_staged_shards(path: str, staged: Sequence[str], shard_objects: Seque
     """
     Publish complete shard files written elsewhere as a sharded .zt set (see zt::publish_staged_shards).
     """
+
+class ShardStaging:
+    """
+    A locked staging folder beside a sharded .zt output (see zt::ShardStaging).
+    """
+
+    def __init__(self, path: str) -> None: ...
+
+    @property
+    def folder(self) -> str: ...
+
+    def close(self) -> None:
+        """Remove the folder and what it holds, and release its lock."""
