@@ -326,6 +326,7 @@ zt::Result<FileStats> compress_file(const std::string& in_path, const std::strin
     return as_io_error(in->read_at(data_start + begin, image.bytes().subspan(size_t(data_start + begin), size_t(end - begin))));
   };
   pager.drop = [&](uint64_t begin, uint64_t end) { image.release(data_start + begin, data_start + end); };
+  pager.drop_all = [&] { image.release(data_start, in->size()); };
   ZT_ASSIGN_OR_RETURN(auto out, zt::AtomicFile::create(out_path));
   FileStats stats;
   stats.input_bytes = in->size();

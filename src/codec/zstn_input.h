@@ -19,8 +19,11 @@ struct InputPager {
   // Makes data-buffer bytes [begin, end) of the image hold the file's bytes.
   std::function<zt::Status(uint64_t begin, uint64_t end)> fetch;
   // Releases the whole pages inside [begin, end); they read as zeros until
-  // fetched again.
+  // fetched again. A page [begin, end) shares with a neighbour stays.
   std::function<void(uint64_t begin, uint64_t end)> drop;
+  // Releases every data page, shared ones too: for when no tensor's bytes
+  // are in use (after the pass over all tensors, after each window).
+  std::function<void()> drop_all;
 };
 
 // compress_to over `image` (the safetensors file's size, its prefix and

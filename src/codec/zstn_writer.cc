@@ -120,6 +120,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       unique.push_back(i);
     }
   }
+  if (pager) pager->drop_all();  // the pages that tensors shared
   uint64_t tied = 0;
   for (size_t i = 0; i < tensors.size(); ++i)
     if (ref[i] >= 0) tied += tensors[i].end - tensors[i].begin;
@@ -186,6 +187,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       drop(t);
       report(t.end - t.begin);
     }
+    if (pager) pager->drop_all();
     first = last;
   }
   const uint64_t index_offset = written;
