@@ -48,11 +48,11 @@ zt::Status compress_to(std::span<const uint8_t> safetensors, const Options& opti
 // digest_mismatch for malformed containers.
 zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> zstn, unsigned workers = 0);
 
-// The file forms, in bounded memory: IN is read with positional reads (pread;
-// compress maps its input, whose pages are the page cache's, not the
-// process's), OUT is written atomically, and at most one window of tensors
-// is held at a time, so peak memory does not grow with the model. A file
-// truncated or changed under a read gives length_mismatch, never SIGBUS.
+// The file forms, in bounded memory: IN is read with positional reads
+// (pread), OUT is written atomically, and at most one window of tensors is
+// held at a time, so peak memory does not grow with the model. A file
+// truncated or changed under a read gives length_mismatch (compress_file:
+// io_error, its input), never SIGBUS.
 // A container holding one opaque frame (a safetensors data buffer with
 // gaps) is decoded whole. verify_file decodes and checks every frame
 // without writing anything.

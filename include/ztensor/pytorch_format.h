@@ -63,15 +63,37 @@ struct UnpickledCheckpoint {
 // sizes/strides). Nothing in the pickle is ever executed.
 Result<UnpickledCheckpoint> unpickle_restricted(std::span<const uint8_t> pickle);
 
+// The tensors of a checkpoint may decode to at most kMaxPytorchExpansion
+// times the file's bytes, plus kPytorchExpansionSlack. A view that repeats
+// its storage (expand(), stride 0) is materialised in full on read, where
+// torch keeps it at its storage's size: without a bound, 617 bytes can
+// claim gigabytes. Checked on open (limit_exceeded, naming the tensor that
+// crosses it); ordinary checkpoints, tied weights included, stay far below.
+inline constexpr uint64_t kMaxPytorchExpansion = 16;
+inline constexpr uint64_t kPytorchExpansionSlack = uint64_t{1} << 20;
+// The opt-in past the bound for every front end (zt, Python, C): a ratio
+// in decimal, or 0 for none, e.g. ZT_PYTORCH_MAX_EXPANSION=0.
+inline constexpr const char* kPytorchMaxExpansionEnv = "ZT_PYTORCH_MAX_EXPANSION";
+
+struct PytorchOptions {
+  uint64_t max_expansion = kMaxPytorchExpansion;  // 0: no bound
+};
+// The defaults, with max_expansion from $ZT_PYTORCH_MAX_EXPANSION when it
+// holds a decimal number.
+PytorchOptions pytorch_options_from_environment();
+
 // Maps and opens a torch.save zip checkpoint. Errors: io_error, bad_magic
 // (not a zip; the legacy pre-1.6 format is `unsupported`), those of
 // unpickle_restricted, missing_component (a storage record absent),
 // offset_out_of_range (a tensor past its storage), unsupported (deflated or
-// encrypted records, big-endian byteorder is accepted and swapped on read).
-Result<std::unique_ptr<TensorSource>> open_pytorch(const std::string& path);
+// encrypted records, big-endian byteorder is accepted and swapped on read),
+// limit_exceeded (the expansion bound above).
+Result<std::unique_ptr<TensorSource>> open_pytorch(const std::string& path,
+                                                   const PytorchOptions& options = pytorch_options_from_environment());
 // Same over bytes in memory (fuzzing, tests); `owner` keeps them alive.
-Result<std::unique_ptr<TensorSource>> open_pytorch_memory(std::span<const uint8_t> bytes,
-                                                          std::shared_ptr<const void> owner);
+Result<std::unique_ptr<TensorSource>> open_pytorch_memory(
+    std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+    const PytorchOptions& options = pytorch_options_from_environment());
 
 }  // namespace zt
 ZT_API_END

@@ -2,7 +2,10 @@
 // ... plus NAME.zt.index.json ({"metadata": {"total_size"}, "weight_map"}),
 // each shard a complete .zt v1.2 file. The set appears atomically: shards
 // are written to temporaries, renamed into place only once all are
-// complete, the index last; a failure or abort() publishes nothing.
+// complete, the index last; a failure or abort() publishes nothing. Writers
+// of one NAME publish one at a time (a lock file NAME.zt.lock, present only
+// while one publishes), and a kill at any step leaves an index naming a
+// complete set, old or new (docs/scale.md).
 #pragma once
 
 #include <cstdint>
@@ -58,6 +61,31 @@ std::vector<std::vector<size_t>> plan_shards(const std::vector<uint64_t>& object
 Result<std::vector<std::string>> publish_staged_shards(const std::string& path, const std::vector<std::string>& staged,
                                                        const std::vector<std::vector<std::string>>& shard_objects,
                                                        uint64_t total_size, bool durable = true);
+
+// A staging folder beside the set NAME, where other processes (Dask
+// workers) write the shards of one sharded write before
+// publish_staged_shards: ".NAME.zt.shards-XXXXXX" holding a lock file this
+// object keeps locked, so other writers of NAME can tell it is in use.
+// Folders whose writer died (the lock is free) are removed by the next
+// write of NAME: when a ShardStaging is created, and when a set or NAME.zt
+// is published.
+class ShardStaging {
+ public:
+  // `path` is NAME.zt or NAME.zt.index.json. Errors: invalid_argument (no
+  // NAME), io_error (the folder cannot be created).
+  static Result<std::unique_ptr<ShardStaging>> create(const std::string& path);
+  // Removes the folder and what it holds (retrying while a cancelled task
+  // still creates files in it), then releases the lock.
+  ~ShardStaging();
+  ShardStaging(const ShardStaging&) = delete;
+  ShardStaging& operator=(const ShardStaging&) = delete;
+  const std::string& folder() const { return folder_; }
+
+ private:
+  ShardStaging() = default;
+  std::string folder_;
+  int lock_fd_ = -1;
+};
 
 class ShardedWriter {
  public:

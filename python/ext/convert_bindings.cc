@@ -55,6 +55,22 @@ zt::DigestAlgo digest_from_name(const std::string& name) {
                           "checksum must be None, 'sha256' or 'crc32c', not '" + name + "'"));
 }
 
+// The options both conversions take from ztensor/_convert.py.
+zt::ConvertOptions convert_options(const std::string& encoding, int level, int effort, const std::string& digest,
+                                   bool durable, uint64_t max_shard_size) {
+  zt::ConvertOptions options;
+  auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
+  if (!enc || *enc == zt::Encoding::unknown)
+    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "unknown compression '" + encoding + "'"));
+  options.encoding = *enc;
+  options.level = level;
+  options.effort = static_cast<uint8_t>(effort);
+  options.digest = digest_from_name(digest);
+  options.durable = durable;
+  options.max_shard_size = max_shard_size;
+  return options;
+}
+
 // One object's components from the Python `encoded` hook: a list of
 // (stored bytes, decoded length) in component order. Needs the GIL.
 std::vector<zt::EncodedComponent> encoded_components(nb::handle list, const std::string& name) {
@@ -79,16 +95,7 @@ nb::tuple convert(nb::object src, const std::string& dst, const std::string& out
                   const std::string& encoding, int level, int effort, const std::string& digest,
                   bool durable, nb::object progress, uint64_t max_shard_size, nb::object encoded,
                   std::vector<size_t> objects) {
-  zt::ConvertOptions options;
-  auto enc = zt::encoding_from_name(encoding.empty() ? "raw" : encoding);
-  if (!enc || *enc == zt::Encoding::unknown)
-    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "unknown compression '" + encoding + "'"));
-  options.encoding = *enc;
-  options.level = level;
-  options.effort = static_cast<uint8_t>(effort);
-  options.digest = digest_from_name(digest);
-  options.durable = durable;
-  options.max_shard_size = max_shard_size;
+  zt::ConvertOptions options = convert_options(encoding, level, effort, digest, durable, max_shard_size);
   options.objects = std::move(objects);
   if (out_format != "zt" && out_format != "safetensors" && out_format != "npz")
     throw_status(zt::Status(zt::ErrorCode::invalid_argument, "cannot write format '" + out_format + "'"));
@@ -153,6 +160,42 @@ nb::tuple convert(nb::object src, const std::string& dst, const std::string& out
   return nb::make_tuple(result->objects, result->bytes, warnings, in_format, files);
 }
 
+// Thrown from the progress hook of a folder conversion to stop it: the
+// converter cannot be handed a cancellable source there (it opens its own),
+// and unwinding runs its destructors, which drop every temporary and take
+// back what was published, as an error return would.
+struct FolderCancelled {};
+
+// Returns (objects, bytes, warnings, files written): the weights, then the copies.
+nb::tuple convert_folder(const std::string& src, const std::string& dst, const std::string& encoding, int level,
+                         int effort, const std::string& digest, bool durable, nb::object progress,
+                         uint64_t max_shard_size) {
+  zt::ConvertOptions options = convert_options(encoding, level, effort, digest, durable, max_shard_size);
+  std::optional<nb::python_error> raised;
+  options.progress = [&](uint64_t done, uint64_t total) {
+    nb::gil_scoped_acquire acquire;
+    try {
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      if (!progress.is_none()) progress(done, total);
+    } catch (nb::python_error& e) {
+      raised.emplace(std::move(e));
+    }
+    if (raised) throw FolderCancelled{};
+  };
+  zt::Result<zt::ConvertStats> result = zt::ConvertStats{};
+  try {
+    nb::gil_scoped_release release;
+    result = zt::convert_model_folder(src, dst, options);
+  } catch (const FolderCancelled&) {
+  }
+  if (raised) throw std::move(*raised);
+  check(result.status());
+  nb::list warnings, files;
+  for (const auto& w : result->warnings) warnings.append(nb::str(w.c_str(), w.size()));
+  for (const auto& f : result->files) files.append(nb::str(f.c_str(), f.size()));
+  return nb::make_tuple(result->objects, result->bytes, warnings, files);
+}
+
 uint64_t parse_byte_size(const std::string& text) {
   auto r = zt::parse_byte_size(text);
   check(r.status());
@@ -166,6 +209,9 @@ void init_convert(nb::module_& m) {
         nb::arg("level"), nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
         nb::arg("max_shard_size") = 0, nb::arg("encoded").none() = nb::none(),
         nb::arg("objects") = std::vector<size_t>{}, "Convert any readable file (a path or URL, or an open Reader) to .zt, safetensors or .npz (see ztensor.convert).");
+  m.def("convert_folder", &convert_folder, nb::arg("src"), nb::arg("dst"), nb::arg("encoding"), nb::arg("level"),
+        nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
+        nb::arg("max_shard_size") = 0, "Convert a Hugging Face model folder (see ztensor.convert).");
   m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
         "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }

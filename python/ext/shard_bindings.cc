@@ -3,6 +3,7 @@
 // the shards from the source's manifest by ShardedWriter's rule, each
 // worker writes one shard as a complete .zt, and the client publishes the
 // set with its index, as a local sharded convert does.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,30 @@ std::vector<std::string> publish_staged_shards(const std::string& path, const st
   return std::move(files).value();
 }
 
+// A staging folder held by this process (zt::ShardStaging) until close().
+class PyShardStaging {
+ public:
+  explicit PyShardStaging(const std::string& path) {
+    zt::Result<std::unique_ptr<zt::ShardStaging>> r = zt::Status(zt::ErrorCode::internal, "unset");
+    {
+      nb::gil_scoped_release release;
+      r = zt::ShardStaging::create(path);
+    }
+    check(r.status());
+    staging_ = std::move(r).value();
+    folder_ = staging_->folder();
+  }
+  const std::string& folder() const { return folder_; }
+  void close() {
+    nb::gil_scoped_release release;
+    staging_.reset();
+  }
+
+ private:
+  std::unique_ptr<zt::ShardStaging> staging_;
+  std::string folder_;
+};
+
 }  // namespace
 
 void init_shards(nb::module_& m) {
@@ -79,6 +104,11 @@ void init_shards(nb::module_& m) {
   m.def("publish_staged_shards", &publish_staged_shards, nb::arg("path"), nb::arg("staged"),
         nb::arg("shard_objects"), nb::arg("total_size"), nb::arg("durable"),
         "Publish complete shard files written elsewhere as a sharded .zt set (see zt::publish_staged_shards).");
+  nb::class_<PyShardStaging>(m, "ShardStaging",
+                             "A locked staging folder beside a sharded .zt output (see zt::ShardStaging).")
+      .def(nb::init<const std::string&>(), nb::arg("path"))
+      .def_prop_ro("folder", &PyShardStaging::folder)
+      .def("close", &PyShardStaging::close, "Remove the folder and what it holds, and release its lock.");
 }
 
 }  // namespace ztpy

@@ -67,6 +67,12 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     the filesystems of ``src`` and ``dst``; ``dst_storage_options`` to
     ``dst``'s instead, when given.
 
+    A folder ``src`` (a Hugging Face model folder or cache snapshot) gives
+    the folder ``dst``: its safetensors weights as .zt (the input's shard
+    count unless ``max_shard_size`` says otherwise), every other file copied
+    under its own path in ``src`` (links: docs/scale.md). On any error
+    nothing is left, ``dst`` included when this call created it.
+
     ``client`` (a ``dask.distributed.Client``, .zt output only) runs the
     encoding of each object on the cluster's workers, which read ``src``
     themselves (a path they can see, or a URL, opened with the same storage
@@ -81,6 +87,9 @@ def convert(src, dst, *, compression: Optional[str] = None, level: Optional[int]
     """
     src = os.fspath(src)
     dst = os.fspath(dst)
+    if os.path.isdir(src):
+        return _convert_folder(src, dst, compression, level, effort, checksum, progress, durable, max_shard_size,
+                               client)
     ext = os.path.splitext(dst.split("?", 1)[0])[1].lower()
     index_out = dst.endswith(".zt.index.json")  # the index names a sharded set
     out_format = "zt" if index_out else _OUTPUTS.get(ext)
@@ -151,6 +160,20 @@ class _Job:
             if cancel is not None:
                 cancel()
         return ConvertStats(objects, nbytes, list(warnings), src_format, self.out_format, list(files))
+
+
+def _convert_folder(src: str, dst: str, compression, level, effort, checksum, progress, durable, max_shard_size,
+                    client) -> ConvertStats:
+    if client is not None:
+        raise error("invalid_argument", f"client= converts files, not model folders such as '{src}'")
+    if progress is not None and not callable(progress):
+        raise error("invalid_argument", "progress must be a callable(done, total) or None")
+    effort = effort_name(effort)
+    enc, lvl = _encoding(compression, level, None, effort)
+    objects, nbytes, warnings, files = _core.convert_folder(src, dst, enc.split(":", 1)[0], lvl, _EFFORT_TIER[effort],
+                                                            _checksum(checksum), bool(durable), progress,
+                                                            _shard_size(max_shard_size))
+    return ConvertStats(objects, nbytes, list(warnings), "folder", "folder", list(files))
 
 
 def convert_many(pairs: Iterable[Tuple[object, object]], *, client=None,

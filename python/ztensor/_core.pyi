@@ -98,6 +98,9 @@ def convert(src: object, dst: str, out_format: str, encoding: str, level: int, e
     Convert any readable file (a path or URL, or an open Reader) to .zt, safetensors or .npz (see ztensor.convert).
     """
 
+def convert_folder(src: str, dst: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0) -> tuple:
+    """Convert a Hugging Face model folder (see ztensor.convert)."""
+
 def parse_byte_size(text: str) -> int:
     """
     Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').
@@ -117,3 +120,16 @@ def publish_staged_shards(path: str, staged: Sequence[str], shard_objects: Seque
     """
     Publish complete shard files written elsewhere as a sharded .zt set (see zt::publish_staged_shards).
     """
+
+class ShardStaging:
+    """
+    A locked staging folder beside a sharded .zt output (see zt::ShardStaging).
+    """
+
+    def __init__(self, path: str) -> None: ...
+
+    @property
+    def folder(self) -> str: ...
+
+    def close(self) -> None:
+        """Remove the folder and what it holds, and release its lock."""

@@ -16,14 +16,14 @@ staging folder beside the output (shared storage) from objects encoded by
 tasks of their own, in the same window as above; only (index, name) pairs
 go out and byte counts come back to the client, and encoded bytes move
 between workers only. The client then publishes the set (renames, index
-last) as a local run does. Dask is imported only through the client given.
+last) as a local run does. The staging folder stays locked by the client
+(zt::ShardStaging): a later write of the same name removes it only once
+the client is gone. Dask is imported only through the client given.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from contextlib import nullcontext
 from typing import Any, Callable, List, Optional, Tuple, Union
 
@@ -123,20 +123,6 @@ def _write_shard_on_worker(src: WorkerSource, path: str, objects: List[Tuple[int
     return nbytes, list(warnings)
 
 
-def _remove_staging(folder: str) -> None:
-    # A cancelled task may still be running and create a file in the folder
-    # after rmtree listed it; once the folder is gone it can create nothing
-    # (its writer fails and drops its temporary), so retry until it is.
-    for _ in range(STAGING_REMOVE_ATTEMPTS):
-        shutil.rmtree(folder, ignore_errors=True)
-        if not os.path.exists(folder):
-            return
-
-
-# Tries at removing the staging folder of a failed sharded write.
-STAGING_REMOVE_ATTEMPTS = 20
-
-
 def write_shards(client, src: Any, on_workers: WorkerSource, dst: str, encoding: str, level: int, effort: int,
                  checksum: str, durable: bool, max_shard_size: int, progress: Optional[Callable[[int, int], None]]):
     """A sharded .zt written by the workers, one task per shard: returns
@@ -147,14 +133,10 @@ def write_shards(client, src: Any, on_workers: WorkerSource, dst: str, encoding:
     shards, shard_bytes, src_format = _core.plan_shards(src, max_shard_size)
     if len(shards) < 2:
         return None
-    stem = dst[:-len(".index.json")] if dst.endswith(".zt.index.json") else dst
-    folder, base = os.path.split(os.path.abspath(stem))
-    try:
-        staging = tempfile.mkdtemp(prefix=f".{base}.shards-", dir=folder)  # removed on every path out
-    except OSError as e:  # as a local run's writer reports an unwritable folder
-        raise error("io_error", f"cannot create a staging folder for the shards of '{dst}' in '{folder}': "
-                                f"{e.strerror}") from None
-    staged = [os.path.join(staging, f"{i + 1:05d}.zt") for i in range(len(shards))]
+    # Locked while this process lives, so the next write of the same name
+    # removes it only once this writer is gone; removed on every path out.
+    staging = _core.ShardStaging(os.path.abspath(dst))
+    staged = [os.path.join(staging.folder, f"{i + 1:05d}.zt") for i in range(len(shards))]
     futures = []
     try:
         futures = [client.submit(_write_shard_on_worker, on_workers, staged[i], shard, encoding, level, effort, checksum,
@@ -178,6 +160,6 @@ def write_shards(client, src: Any, on_workers: WorkerSource, dst: str, encoding:
             future.cancel()
         raise
     finally:
-        _remove_staging(staging)
+        staging.close()
     warnings = [w for _, shard_warnings in results for w in shard_warnings]
     return sum(len(shard) for shard in shards), sum(nbytes for nbytes, _ in results), warnings, src_format, files

@@ -1,8 +1,11 @@
-// ZSTN v3 files in bounded memory (issue 14): the container is read with
-// pread, one window of tensors at a time, and each window's bytes go to the
-// output before the next is decoded. A file truncated under a read is a
+// ZSTN v3 files in bounded memory: the container is read with pread, one
+// window of tensors at a time, and each window's bytes go to the output
+// before the next is decoded. A file truncated under a read is a
 // length_mismatch: nothing here maps the container, so there is no SIGBUS.
+// compress_file reads its safetensors input with pread too (zstn_input.h):
+// a truncated input is an io_error.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +24,8 @@
 #include "codec/legacy_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
+#include "codec/zstn_input.h"
+#include "common/test_pause.h"
 #include "z4ai/zstn.h"
 #include "ztensor/atomic_file.h"
 #include "ztensor/mapped_file.h"
@@ -88,6 +93,49 @@ class PreadFile {
   int fd_ = -1;
   uint64_t size_ = 0;
   std::string path_;
+};
+
+// A file truncated under compress_file's reads is a failed read of its
+// input (io_error), not a malformed container.
+zt::Status as_io_error(zt::Status s) {
+  if (s.code() != zt::ErrorCode::length_mismatch) return s;
+  return {zt::ErrorCode::io_error, s.message()};
+}
+
+// Address space the size of a file, backed by no memory until written:
+// pages are filled by pread and handed back with MADV_DONTNEED.
+class AnonymousImage {
+ public:
+  static zt::Result<AnonymousImage> reserve(uint64_t size, const std::string& path) {
+    AnonymousImage image;
+    if (size == 0) return image;
+    void* p = ::mmap(nullptr, size_t(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      return zt::Status::from_errno(zt::ErrorCode::limit_exceeded,
+                                    "cannot reserve " + std::to_string(size) + " bytes of address space for '" + path + "'",
+                                    errno);
+    image.data_ = static_cast<uint8_t*>(p);
+    image.size_ = size_t(size);
+    return image;
+  }
+  AnonymousImage(AnonymousImage&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; }
+  AnonymousImage& operator=(AnonymousImage&&) = delete;
+  ~AnonymousImage() {
+    if (data_) ::munmap(data_, size_);
+  }
+  std::span<uint8_t> bytes() const { return {data_, size_}; }
+  // The whole pages inside [begin, end): a neighbour's bytes on a shared
+  // page stay.
+  void release(uint64_t begin, uint64_t end) {
+    const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+    const uint64_t first = (begin + page - 1) / page * page, last = end / page * page;
+    if (first < last) ::madvise(data_ + first, size_t(last - first), MADV_DONTNEED);
+  }
+
+ private:
+  AnonymousImage() = default;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
 };
 
 // Decodes one FRAME entry's frame, read from the file, into fresh memory.
@@ -264,7 +312,21 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
 }  // namespace
 
 zt::Result<FileStats> compress_file(const std::string& in_path, const std::string& out_path, const Options& o) {
-  ZT_ASSIGN_OR_RETURN(auto in, zt::MappedFile::open(in_path));
+  ZT_ASSIGN_OR_RETURN(auto in, PreadFile::open(in_path));
+  ZT_ASSIGN_OR_RETURN(AnonymousImage image, AnonymousImage::reserve(in->size(), in_path));
+  // The prefix and the JSON header now; tensor bytes as the writer asks.
+  const uint64_t prefix = std::min<uint64_t>(in->size(), 8);
+  ZT_RETURN_IF_ERROR(as_io_error(in->read_at(0, image.bytes().first(size_t(prefix)))));
+  const uint64_t header_len = prefix == 8 ? detail::load_u64(image.bytes().data()) : 0;
+  const uint64_t data_start = header_len <= in->size() - prefix ? prefix + header_len : prefix;
+  ZT_RETURN_IF_ERROR(as_io_error(in->read_at(prefix, image.bytes().subspan(size_t(prefix), size_t(data_start - prefix)))));
+  zt::test_pause("zstn:input-opened");
+  InputPager pager;
+  pager.fetch = [&](uint64_t begin, uint64_t end) {
+    return as_io_error(in->read_at(data_start + begin, image.bytes().subspan(size_t(data_start + begin), size_t(end - begin))));
+  };
+  pager.drop = [&](uint64_t begin, uint64_t end) { image.release(data_start + begin, data_start + end); };
+  pager.drop_all = [&] { image.release(data_start, in->size()); };
   ZT_ASSIGN_OR_RETURN(auto out, zt::AtomicFile::create(out_path));
   FileStats stats;
   stats.input_bytes = in->size();
@@ -272,7 +334,7 @@ zt::Result<FileStats> compress_file(const std::string& in_path, const std::strin
     stats.output_bytes += bytes.size();
     return out->write(bytes);
   };
-  zt::Status s = compress_to(in->bytes(), o, sink);
+  zt::Status s = compress_paged(image.bytes(), o, sink, pager);
   if (s.ok()) s = out->commit();
   if (!s.ok()) {
     out->abort();  // the destination is left untouched

@@ -13,6 +13,7 @@
 #include "codec/digest.h"
 #include "codec/frame_format.h"
 #include "codec/thread_pool.h"
+#include "codec/zstn_input.h"
 #include "z4ai/zstn.h"
 
 namespace z4ai::zstn {
@@ -45,13 +46,19 @@ namespace {
 // compress_to with `stream_large`: a unique tensor over kWindowBytes is coded
 // by detail::compress_streamed (twice the coding time, a group of chunks in
 // memory); compress(), which holds the whole container anyway, does not.
-zt::Status write_container(std::span<const uint8_t> st, const Options& o, const ByteSink& sink, bool stream_large) {
+// `pager` (null: `st` is all in memory) fetches tensor bytes before each use.
+zt::Status write_container(std::span<const uint8_t> st, const Options& o, const ByteSink& sink, bool stream_large,
+                           const InputPager* pager = nullptr) {
   ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
   const uint64_t header_len = layout.header_len;
   std::vector<Tensor>& tensors = layout.tensors;  // names already capped at 65535 bytes
   const std::span<const uint8_t> data = st.subspan(size_t(8 + header_len));
   const bool contiguous = is_contiguous(tensors, data.size());
   if (tensors.size() > UINT32_MAX) return zt::Status(zt::ErrorCode::limit_exceeded, "ZSTN: too many tensors");
+  auto fetch = [&](const Tensor& t) { return pager ? pager->fetch(t.begin, t.end) : zt::Status(); };
+  auto drop = [&](const Tensor& t) {
+    if (pager) pager->drop(t.begin, t.end);
+  };
 
   uint64_t written = 0;
   std::vector<uint8_t> out(kMagic, kMagic + 4);
@@ -79,6 +86,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
   };
   report(0);
   if (!contiguous) {
+    if (pager) ZT_RETURN_IF_ERROR(pager->fetch(0, data.size()));  // one opaque frame of it all
     ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, z4ai::compress(data, co));
     detail::put_u64(out, frame.size());
     ZT_RETURN_IF_ERROR(flush());
@@ -92,20 +100,27 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
   std::vector<size_t> unique;
   std::unordered_map<uint64_t, std::vector<size_t>> seen;
   for (size_t i = 0; i < tensors.size(); ++i) {
+    ZT_RETURN_IF_ERROR(fetch(tensors[i]));
     auto raw = data.subspan(size_t(tensors[i].begin), size_t(tensors[i].end - tensors[i].begin));
     auto& bucket = seen[detail::xxh3_64(raw)];
     for (size_t j : bucket) {
       auto other = data.subspan(size_t(tensors[j].begin), size_t(tensors[j].end - tensors[j].begin));
-      if (other.size() == raw.size() && std::equal(raw.begin(), raw.end(), other.begin())) {
+      if (other.size() != raw.size()) continue;
+      ZT_RETURN_IF_ERROR(fetch(tensors[j]));
+      const bool same = std::equal(raw.begin(), raw.end(), other.begin());
+      drop(tensors[j]);
+      if (same) {
         ref[i] = int64_t(j);
         break;
       }
     }
+    drop(tensors[i]);
     if (ref[i] < 0) {
       bucket.push_back(i);
       unique.push_back(i);
     }
   }
+  if (pager) pager->drop_all();  // the pages that tensors shared
   uint64_t tied = 0;
   for (size_t i = 0; i < tensors.size(); ++i)
     if (ref[i] >= 0) tied += tensors[i].end - tensors[i].begin;
@@ -129,6 +144,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       auto dt = parse_dtype(big.dtype);
       to.dtype = dt.ok() ? dtype_name(dt.value()) : "";
       const uint64_t at = written;
+      ZT_RETURN_IF_ERROR(fetch(big));
       ZT_ASSIGN_OR_RETURN(bool streamed,
                           detail::compress_streamed(data.subspan(size_t(big.begin), size_t(big.end - big.begin)), to,
                                                     [&](std::span<const uint8_t> bytes) {
@@ -136,6 +152,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
                                                       return sink(bytes);
                                                     }));
       if (streamed) {
+        drop(big);
         offset[unique[first]] = at;
         length[unique[first]] = written - at;
         report(big.end - big.begin);
@@ -150,6 +167,7 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       bytes += tensors[unique[last]].end - tensors[unique[last]].begin;
       ++last;
     }
+    for (size_t k = first; k < last; ++k) ZT_RETURN_IF_ERROR(fetch(tensors[unique[k]]));
     std::vector<zt::Result<std::vector<uint8_t>>> frames(last - first, std::vector<uint8_t>{});
     detail::parallel_for(frames.size(), workers, [&](size_t k) {
       const Tensor& t = tensors[unique[first + k]];
@@ -166,8 +184,10 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
       ZT_RETURN_IF_ERROR(sink(frames[k].value()));
       frames[k] = std::vector<uint8_t>{};
       const Tensor& t = tensors[unique[first + k]];
+      drop(t);
       report(t.end - t.begin);
     }
+    if (pager) pager->drop_all();
     first = last;
   }
   const uint64_t index_offset = written;
@@ -197,6 +217,11 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
 
 zt::Status compress_to(std::span<const uint8_t> st, const Options& o, const ByteSink& sink) {
   return write_container(st, o, sink, /*stream_large=*/true);
+}
+
+zt::Status compress_paged(std::span<const uint8_t> image, const Options& o, const ByteSink& sink,
+                          const InputPager& pager) {
+  return write_container(image, o, sink, /*stream_large=*/true, &pager);
 }
 
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> st, const Options& o) {

@@ -12,7 +12,9 @@
 namespace zt {
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise block until a
+  // writer appears; the S_ISREG check below refuses it. Regular files ignore it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {

@@ -137,7 +137,7 @@ Status Reader::load(ReadOptions options) {
     if (!index_.emplace(o.name, i).second)
       return Status(ErrorCode::malformed_manifest, "object '" + o.name + "' appears twice in the manifest");
   }
-  return Status::Ok();
+  return check_components_disjoint(manifest_.objects);
 }
 
 const Object* Reader::find(std::string_view name) const {

@@ -1,5 +1,7 @@
 #include "container/validate.h"
 
+#include <algorithm>
+
 #include "ztensor/checked_math.h"
 #include "container/limits.h"
 
@@ -142,6 +144,12 @@ std::string describe(const Object& o, const std::string& role) {
   return s;
 }
 
+Status check_name(std::string_view name, std::string_view what, ErrorCode code) {
+  if (name.find('\0') == std::string_view::npos) return Status::Ok();
+  return Status(code, std::string(what) + " '" + std::string(name) +
+                          "' holds a NUL byte: names must not (C strings and the C API end at it)");
+}
+
 Result<uint64_t> element_count(const Object& o) {
   auto n = checked_product(o.shape);
   if (!n) return Status(ErrorCode::shape_overflow, describe(o) + ": product(shape) overflows u64");
@@ -153,11 +161,41 @@ std::optional<uint64_t> decoded_length(const Component& c) {
   return c.uncompressed_length;
 }
 
+Status check_components_disjoint(const std::vector<Object>& objects) {
+  struct Blob {
+    uint64_t begin, end;
+    const Object* object;
+    const std::string* role;
+  };
+  std::vector<Blob> blobs;
+  for (const auto& o : objects)
+    for (const auto& [role, c] : o.components)
+      if (c.length > 0) blobs.push_back({c.offset, c.offset + c.length, &o, &role});  // bounds checked before
+  std::sort(blobs.begin(), blobs.end(), [](const Blob& a, const Blob& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  const Blob* reach = nullptr;  // the blob reaching furthest so far
+  for (const auto& b : blobs) {
+    if (reach && b.begin < reach->end)
+      return Status(ErrorCode::invalid_structure,
+                    describe(*b.object, *b.role) + " [" + std::to_string(b.begin) + ", " + std::to_string(b.end) +
+                        ") shares bytes with " + describe(*reach->object, *reach->role) + " [" +
+                        std::to_string(reach->begin) + ", " + std::to_string(reach->end) +
+                        "): every component must have bytes of its own");
+    if (!reach || b.end > reach->end) reach = &b;
+  }
+  return Status::Ok();
+}
+
 Status validate_object(const Object& o, uint64_t data_end, const ValidationRules& rules) {
   if (o.shape.size() > limits::kMaxRank)
     return fail(ErrorCode::limit_exceeded, o, "", "rank " + std::to_string(o.shape.size()) + " over kMaxRank");
+  ZT_RETURN_IF_ERROR(check_name(o.name, "object"));
   ZT_ASSIGN_OR_RETURN(uint64_t count, element_count(o));
-  for (const auto& [role, c] : o.components) ZT_RETURN_IF_ERROR(check_component(o, role, c, data_end, rules));
+  for (const auto& [role, c] : o.components) {
+    ZT_RETURN_IF_ERROR(check_name(role, describe(o) + " component"));
+    ZT_RETURN_IF_ERROR(check_component(o, role, c, data_end, rules));
+  }
   if (o.format == "dense") return check_dense(o, count);
   if (o.format == "sparse_csr") return check_csr(o, rules);
   if (o.format == "sparse_coo") return check_coo(o, rules);

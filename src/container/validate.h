@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
@@ -27,12 +28,27 @@ std::string describe(const Object& o, const std::string& role = "");
 Status check_component_range(const Object& o, std::string_view role, uint64_t size, uint64_t offset,
                              uint64_t length);
 
+// An object, tensor or component name may not hold a NUL byte: C strings
+// (the C API, most tools) end there, so "a\0b" would read as "a" and could
+// shadow or hide another object. `what` names it in the message
+// ("object", "safetensors tensor"). Errors: `code` (invalid_structure for
+// readers of a file, invalid_argument for writers).
+Status check_name(std::string_view name, std::string_view what, ErrorCode code = ErrorCode::invalid_structure);
+
 // Element count of the logical shape; shape_overflow on u64 overflow.
 Result<uint64_t> element_count(const Object& o);
 
 // Decoded byte length of a component when the manifest states it (raw:
 // length; zstd/z4ai: uncompressed_length); nullopt when unknown.
 std::optional<uint64_t> decoded_length(const Component& c);
+
+// Our reader's rule (docs/format.md): no two components share a byte. Each
+// component is its own blob (§1 "points to a single contiguous blob", §4
+// blobs laid out one after another); bytes read by two components could be
+// decoded two ways (zstd by one object, raw by another) and a digest or a
+// write to one would silently stand for the other. Empty components take
+// no bytes. Errors: invalid_structure naming both components.
+Status check_components_disjoint(const std::vector<Object>& objects);
 
 // Checks one object: rank, alignment, bounds within [kMagicSize, data_end),
 // storage/logical type agreement, compressed-size caps, the components its

@@ -10,6 +10,7 @@
 #include "ztensor/atomic_file.h"
 #include "common/byteswap.h"
 #include "ztensor/checked_math.h"
+#include "container/cbor_decode.h"
 #include "container/digest.h"
 #include "container/limits.h"
 #include "container/manifest_encode.h"
@@ -68,6 +69,32 @@ Status encode_blob(const ComponentSpec& spec, const std::function<Status(std::sp
   });
 }
 
+// Containers nested in `v`, `v` included (0 for a scalar); counting stops
+// past `cap`, so a hostile depth costs no deep recursion.
+uint32_t nesting(const Value& v, uint32_t cap) {
+  if (cap == 0 || (!v.is_map() && !v.is_array())) return 0;
+  uint32_t inner = 0;
+  if (v.is_map())
+    for (const auto& [key, item] : v.as_map()) inner = std::max(inner, nesting(item, cap - 1));
+  else
+    for (const auto& item : v.as_array()) inner = std::max(inner, nesting(item, cap - 1));
+  return 1 + inner;
+}
+
+// The reader refuses a manifest nesting deeper than kMaxCborDepth; file
+// attributes sit below the root map, object attributes below the root,
+// "objects" and the object's map.
+constexpr uint32_t kFileAttributesLevel = 1;
+constexpr uint32_t kObjectAttributesLevel = 3;
+
+Status check_nesting(const Value& attributes, uint32_t level, const std::string& whose) {
+  const uint32_t room = limits::kMaxCborDepth - level;
+  if (nesting(attributes, room + 1) <= room) return Status::Ok();
+  return Status(ErrorCode::invalid_argument, whose + " attributes nest deeper than " + std::to_string(room) +
+                                                 " levels: the manifest would pass kMaxCborDepth (" +
+                                                 std::to_string(limits::kMaxCborDepth) + "), which readers refuse");
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> encode_component(const ComponentSpec& spec) {
@@ -82,6 +109,7 @@ Result<std::vector<uint8_t>> encode_component(const ComponentSpec& spec) {
 Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, Value attributes, bool durable) {
   if (!attributes.is_null() && !attributes.is_map())
     return Status(ErrorCode::invalid_argument, "file attributes must be a map");
+  ZT_RETURN_IF_ERROR(check_nesting(attributes, kFileAttributesLevel, "file"));
   std::unique_ptr<Writer> w(new Writer());
   ZT_ASSIGN_OR_RETURN(w->file_, AtomicFile::create(path, durable));
   w->manifest_.version = kWriterVersion;
@@ -124,10 +152,14 @@ Status Writer::write_component(const ComponentSpec& spec, Component& out) {
 Status Writer::add(const ObjectSpec& spec) {
   if (!file_ || sealed_) return Status(ErrorCode::invalid_argument, "writer is closed");
   if (spec.name.empty()) return Status(ErrorCode::invalid_argument, "object name must not be empty");
+  ZT_RETURN_IF_ERROR(check_name(spec.name, "object", ErrorCode::invalid_argument));
+  for (const auto& c : spec.components)
+    ZT_RETURN_IF_ERROR(check_name(c.role, "object '" + spec.name + "' component", ErrorCode::invalid_argument));
   if (names_.count(spec.name))
     return Status(ErrorCode::invalid_argument, "object '" + spec.name + "' was already added");
   if (!spec.attributes.is_null() && !spec.attributes.is_map())
     return Status(ErrorCode::invalid_argument, "object '" + spec.name + "': attributes must be a map");
+  ZT_RETURN_IF_ERROR(check_nesting(spec.attributes, kObjectAttributesLevel, "object '" + spec.name + "'"));
   if (spec.components.empty())
     return Status(ErrorCode::invalid_argument, "object '" + spec.name + "' has no components");
   for (size_t i = 0; i < spec.components.size(); ++i)
@@ -159,6 +191,17 @@ Status Writer::finish() {
 Status Writer::seal() {
   if (!file_ || sealed_) return Status(ErrorCode::invalid_argument, "writer is closed");
   std::vector<uint8_t> manifest = encode_manifest(manifest_);
+  // Whatever the checks above missed (an attribute string over
+  // kMaxCborStringBytes, too many items, a manifest over 1 GiB): a file
+  // the reader would refuse is not published.
+  Status readable = manifest.size() > limits::kMaxManifestBytes
+                        ? Status(ErrorCode::limit_exceeded, "manifest of " + std::to_string(manifest.size()) +
+                                                                " bytes over the 1 GiB limit")
+                        : cbor_parse(manifest, "manifest").status();
+  if (!readable.ok()) {
+    file_.reset();
+    return Status(readable.code(), "refusing to write a file readers refuse: " + readable.message());
+  }
   uint8_t footer[limits::kFooterSize];
   uint64_t n = manifest.size();
   for (int i = 0; i < 8; ++i) footer[i] = static_cast<uint8_t>(n >> (8 * i));

@@ -1,6 +1,7 @@
 #include "ztensor/convert.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <optional>
 
+#include "common/test_pause.h"
+#include "convert/mapped_open.h"
 #include "convert/path_open.h"
 #include "convert/safetensors_index.h"
 #include "convert/safetensors_reader.h"
@@ -207,8 +210,13 @@ Result<uint64_t> remote_file_size(const std::string& url) {
 
 Result<FileFormat> detect_format(const std::string& path) {
   if (is_url_path(path)) return detect_url_format(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO must not block the open
   if (fd < 0) return Status::from_errno(ErrorCode::io_error, "cannot open '" + path + "'", errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {  // a folder: by its name
+    ::close(fd);
+    return Status(ErrorCode::io_error, "'" + path + "' is not a regular file");
+  }
   uint8_t head[kSniffBytes] = {};
   size_t n = 0;
   while (n < sizeof head) {
@@ -237,11 +245,21 @@ FileFormat format_of(std::optional<FileFormat> sniffed, const std::string& path)
 
 }  // namespace
 
+namespace {
+
+Result<std::unique_ptr<TensorSource>> open_safetensors_as(const std::string& path, FileFormat format,
+                                                          bool copy_on_read) {
+  ZT_ASSIGN_OR_RETURN(SafetensorsSource src, format == FileFormat::safetensors_index
+                                                 ? open_safetensors_index(path, copy_on_read)
+                                                 : open_safetensors_file(path, copy_on_read));
+  return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<TensorSource>> open_safetensors(const std::string& path) {
   ZT_ASSIGN_OR_RETURN(FileFormat format, detect_format(path));
-  ZT_ASSIGN_OR_RETURN(SafetensorsSource src, format == FileFormat::safetensors_index ? open_safetensors_index(path)
-                                                                                    : open_safetensors_file(path));
-  return std::unique_ptr<TensorSource>(new SafetensorsTensorSource(std::move(src)));
+  return open_safetensors_as(path, format, /*copy_on_read=*/false);
 }
 
 Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSource> source, FileFormat format,
@@ -282,6 +300,8 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
   }
   // The file is opened once: mapped, sniffed from the mapping, and a .zt
   // read in place (open + get_slice is open-bound; see docs/benchmarks.md).
+  // verify_on_read (every conversion) also makes the other formats' reads
+  // pread copies, so a file truncated meanwhile is an io_error (file_bytes.h).
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   const auto head = mapped->bytes().first(std::min<size_t>(mapped->size(), kSniffBytes));
   const FileFormat format = format_of(sniff_format(head.data(), head.size(), mapped->size(), path), path);
@@ -293,18 +313,18 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
       return std::unique_ptr<TensorSource>(std::move(reader));
     }
     case FileFormat::safetensors:
-    case FileFormat::safetensors_index: return open_safetensors(path);
+    case FileFormat::safetensors_index: return open_safetensors_as(path, format, verify_on_read);
     case FileFormat::zt_index: {
       ReadOptions ro;
       ro.verify_on_read = verify_on_read;
       ZT_ASSIGN_OR_RETURN(auto set, ZtIndexSource::open(path, ro));
       return std::unique_ptr<TensorSource>(std::move(set));
     }
-    case FileFormat::gguf: return open_gguf(path);
-    case FileFormat::npy: return open_npy(path);
-    case FileFormat::npz: return open_npz(path);
-    case FileFormat::pytorch: return open_pytorch(path);
-    case FileFormat::onnx: return open_onnx(path);
+    case FileFormat::gguf: return open_gguf_mapped(std::move(mapped), verify_on_read);
+    case FileFormat::npy: return open_npy_mapped(std::move(mapped), verify_on_read);
+    case FileFormat::npz: return open_npz_mapped(std::move(mapped), verify_on_read);
+    case FileFormat::pytorch: return open_pytorch_mapped(std::move(mapped), verify_on_read);
+    case FileFormat::onnx: return open_onnx_mapped(std::move(mapped), verify_on_read);
     case FileFormat::unknown:
       return Status(ErrorCode::unsupported, "cannot tell the format of '" + path +
                                                 "' (not .zt, safetensors, GGUF, .npy/.npz, a PyTorch zip or .onnx)");
@@ -335,6 +355,7 @@ uint64_t object_decoded_size(const Object& object) {
 Result<ConvertStats> convert_source_to_zt(const TensorSource& source, const std::string& out,
                                           const ConvertOptions& options) {
   ZT_RETURN_IF_ERROR(require_objects(source));
+  test_pause("convert:source-opened");
   const Manifest& m = source.manifest();
   std::vector<size_t> selected = options.objects;
   if (selected.empty()) {

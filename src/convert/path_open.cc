@@ -50,8 +50,8 @@ Result<std::unique_ptr<Reader>> open_zt_path(const std::string& path, ReadOption
   return Reader::open(std::move(source), options);
 }
 
-Result<std::unique_ptr<SafetensorsFile>> open_safetensors_path(const std::string& path) {
-  if (!is_url_path(path)) return SafetensorsFile::open(path);
+Result<std::unique_ptr<SafetensorsFile>> open_safetensors_path(const std::string& path, bool copy_on_read) {
+  if (!is_url_path(path)) return SafetensorsFile::open(path, copy_on_read);
   ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
   return SafetensorsFile::open(std::move(source));
 }

@@ -20,8 +20,9 @@ Result<std::shared_ptr<const ByteSource>> open_url(const std::string& url);
 
 // A .zt file: mapped when local, read by range when a URL.
 Result<std::unique_ptr<Reader>> open_zt_path(const std::string& path, ReadOptions options);
-// A safetensors file: mapped when local, read by range when a URL.
-Result<std::unique_ptr<SafetensorsFile>> open_safetensors_path(const std::string& path);
+// A safetensors file: mapped when local (`copy_on_read`: see
+// SafetensorsFile::open), read by range when a URL.
+Result<std::unique_ptr<SafetensorsFile>> open_safetensors_path(const std::string& path, bool copy_on_read = false);
 // A small whole file (an index), refused with limit_exceeded above `cap`
 // bytes before anything is read. `owner` keeps `bytes` alive.
 struct WholeFile {

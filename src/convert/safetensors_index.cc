@@ -46,8 +46,8 @@ uint64_t SafetensorsSource::tensor_bytes() const {
   return n;
 }
 
-Result<SafetensorsSource> open_safetensors_file(const std::string& path) {
-  ZT_ASSIGN_OR_RETURN(auto f, open_safetensors_path(path));
+Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool copy_on_read) {
+  ZT_ASSIGN_OR_RETURN(auto f, open_safetensors_path(path, copy_on_read));
   return one_shard(std::move(f), path);
 }
 
@@ -58,13 +58,13 @@ Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource
   return one_shard(std::move(f), name);
 }
 
-Result<SafetensorsSource> open_safetensors_index(const std::string& index_path) {
+Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read) {
   ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, "safetensors index", "tensor"));
   ShardAgreement agreement(index);
   SafetensorsSource src;
   for (const std::string& f : index.files) {
     const std::string path = index.shard_path(f);
-    ZT_ASSIGN_OR_RETURN(auto shard, open_safetensors_path(path));
+    ZT_ASSIGN_OR_RETURN(auto shard, open_safetensors_path(path, copy_on_read));
     for (const auto& t : shard->tensors()) ZT_RETURN_IF_ERROR(agreement.check(f, t.name));
     merge_metadata(src, *shard, path);
     src.paths.push_back(path);

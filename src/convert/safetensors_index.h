@@ -38,9 +38,10 @@ struct SafetensorsSource {
 // wrong_type, missing_field (weight_map), invalid_structure (duplicate key,
 // shard path leaving the folder, tensor missing from its shard or absent
 // from the map), and every SafetensorsFile error of a shard.
-Result<SafetensorsSource> open_safetensors_index(const std::string& index_path);
+// `copy_on_read` (local shards): every tensor read is a pread copy (file_bytes.h).
+Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read = false);
 // A single file (a path or an http(s) URL) as a one-shard source.
-Result<SafetensorsSource> open_safetensors_file(const std::string& path);
+Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool copy_on_read = false);
 // The same over positional reads; the path is the source's name.
 Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source);
 

@@ -10,6 +10,7 @@
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
 #include "ztensor/shape_text.h"
+#include "container/validate.h"
 
 namespace zt {
 namespace {
@@ -302,11 +303,13 @@ const char* zt_to_safetensors_dtype(DType dtype, LogicalType type) {
   return nullptr;
 }
 
-Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path) {
+Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path, bool copy_on_read) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
+  FileBytes access(mapped, copy_on_read);
   auto r = parse(bytes, std::move(mapped));
   if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
+  r.value()->access_ = std::move(access);
   return r;
 }
 
@@ -344,8 +347,7 @@ Result<ComponentBytes> SafetensorsFile::tensor_bytes(const SafetensorsTensor& t)
 
 Result<ComponentBytes> SafetensorsFile::tensor_range(const SafetensorsTensor& t, uint64_t offset,
                                                      uint64_t length) const {
-  if (!source_)
-    return ComponentBytes{t.data.subspan(static_cast<size_t>(offset), static_cast<size_t>(length)), owner_, true};
+  if (!source_) return access_.read(t.data.subspan(static_cast<size_t>(offset), static_cast<size_t>(length)), owner_);
   if (length > SIZE_MAX) return Status(ErrorCode::limit_exceeded, "safetensors tensor " + sq(t.name) + " does not fit in memory");
   auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(length));
   ZT_RETURN_IF_ERROR(source_->read_at(kSafetensorsPrefixBytes + header_size_ + t.begin + offset, *owned));
@@ -384,7 +386,10 @@ Status SafetensorsFile::load() {
 
   const uint64_t data_start = kSafetensorsPrefixBytes + n;
   const uint64_t buffer_size = size_ - data_start;
-  for (auto& t : tensors_) ZT_RETURN_IF_ERROR(check_tensor(t, buffer_size));
+  for (auto& t : tensors_) {
+    ZT_RETURN_IF_ERROR(check_name(t.name, "safetensors tensor"));
+    ZT_RETURN_IF_ERROR(check_tensor(t, buffer_size));
+  }
 
   // The tensors must tile [0, buffer_size) exactly. Zero-size tensors sort
   // before a tensor starting at the same offset, so they never look like

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "convert/file_bytes.h"
 #include "ztensor/byte_source.h"
 #include "ztensor/dtype.h"
 #include "ztensor/reader.h"
@@ -61,7 +62,9 @@ class SafetensorsFile {
   // buffer), malformed_manifest (not JSON), wrong_type, missing_field,
   // unsupported (dtype), shape_overflow, length_mismatch (shape vs offsets),
   // invalid_structure (gap, overlap, trailing bytes, duplicate name).
-  static Result<std::unique_ptr<SafetensorsFile>> open(const std::string& path);
+  // `copy_on_read`: every tensor read is a pread copy (file_bytes.h);
+  // otherwise views, checked against truncation first.
+  static Result<std::unique_ptr<SafetensorsFile>> open(const std::string& path, bool copy_on_read = false);
   // Over positional reads (an HTTP URL): the size prefix and the header are
   // read and validated on open; tensor bytes only by tensor_bytes().
   static Result<std::unique_ptr<SafetensorsFile>> open(std::shared_ptr<const ByteSource> source);
@@ -95,6 +98,7 @@ class SafetensorsFile {
   std::shared_ptr<const ByteSource> source_;  // otherwise
   uint64_t size_ = 0;
   std::shared_ptr<const void> owner_;
+  FileBytes access_;  // how a mapped file's tensors are handed out
   uint64_t header_size_ = 0;
   std::vector<SafetensorsTensor> tensors_;
   std::unordered_map<std::string_view, size_t> index_;  // name -> tensors_ slot

@@ -6,6 +6,7 @@
 
 #include "convert/path_open.h"
 #include "ztensor/mapped_file.h"
+#include "container/validate.h"
 
 namespace zt {
 namespace {
@@ -85,6 +86,7 @@ Result<ShardIndex> parse_shard_index(std::span<const uint8_t> bytes, const std::
   for (const auto& [name, file] : wm->items()) {
     if (!file.is_string())
       return Status(ErrorCode::wrong_type, where + "weight_map entry '" + name + "' must be a file name string");
+    ZT_RETURN_IF_ERROR(check_name(name, where + "weight_map entry"));
     const std::string f = file.get<std::string>();
     if (!plain_file_name(f))
       return Status(ErrorCode::invalid_structure, where + "weight_map entry '" + name + "' names shard '" + f +

@@ -355,12 +355,51 @@ def build():
     case("v01_checksum_mismatch", v01(lambda es: es[0].update(checksum="crc32c:0x00000000")), "digest_mismatch",
          stage="verify", obj="t", role="data")
 
+    # ---- components sharing bytes, NUL in names (our reader's rules, docs/format.md)
+    def second_object(**comp):
+        def f(m, _):
+            m["objects"]["w2"] = {"shape": [comp.pop("n", 4)], "format": "dense",
+                                  "components": {"data": dict(comp_of(m), **comp)}}
+        return f
+    case("components_alias_same_bytes", v12(second_object()), "invalid_structure", obj="w2", role="data",
+         why="two objects read one blob; a digest or a write to one would stand for the other")
+    case("components_overlap_prefix", v12(second_object(n=2, length=8)), "invalid_structure", obj="w2",
+         role="data", why="w2 reads the first half of w's bytes")
+
+    def inside(m, f):
+        big = f.component(zc.le_bytes(np.arange(32, dtype=np.float32)), "f32")  # 128 bytes at 128
+        m["objects"]["big"] = {"shape": [32], "format": "dense", "components": {"data": big}}
+        m["objects"]["w2"] = {"shape": [4], "format": "dense",
+                              "components": {"data": dict(big, offset=big["offset"] + 64, length=16)}}
+    case("component_inside_another", v12(inside), "invalid_structure", obj="w2", role="data",
+         why="a blob lying inside another object's blob")
+
+    def zstd_and_raw(m, f):
+        z = comp_of(m)  # the zstd blob of w; r reads the same bytes raw
+        m["objects"]["r"] = {"shape": [z["length"]], "format": "dense",
+                             "components": {"data": {"dtype": "u8", "offset": z["offset"], "length": z["length"]}}}
+    case("component_read_as_zstd_and_raw", v12(zstd_and_raw, encoding="zstd"), "invalid_structure", obj="r",
+         role="data", why="one blob decoded as zstd by one object and handed out raw by another")
+
+    def rename(name):
+        def f(m, _):
+            m["objects"][name] = m["objects"].pop("w")
+        return f
+    case("name_with_nul", v12(rename("a\0b")), "invalid_structure", obj="a\0b",
+         why="C strings end at NUL: the name would read as 'a'")
+
+    def shadow(m, f):
+        m["objects"]["a"] = m["objects"].pop("w")
+        m["objects"]["a\0b"] = {"shape": [4], "format": "dense",
+                                "components": {"data": f.component(zc.le_bytes(F32), "f32")}}
+    case("name_with_nul_shadows_another", v12(shadow), "invalid_structure", obj="a\0b",
+         why="'a' and 'a\\0b' print and reach C as the same name")
+
+    def nul_role(m, _):
+        m["objects"]["w"]["components"] = {"da\0ta": comp_of(m)}
+    case("role_with_nul", v12(nul_role), "invalid_structure", obj="w")
+
     # ---- accepted edge cases (the spec allows them; they must read cleanly)
-    def overlap(m, _):
-        m["objects"]["w2"] = {"shape": [2], "format": "dense", "components": {
-            "data": dict(comp_of(m), length=8)}}
-    case("ok_overlapping_components", v12(overlap), None, stage="read", obj="w2", role="data",
-         why="the spec does not forbid two components sharing bytes")
     padded = bytearray(v12(arr=np.arange(3, dtype=np.uint8)))
     padded[64 + 3:128] = b"\xAA" * (128 - 67)
     case("ok_nonzero_padding", bytes(padded), None, stage="read", obj="w", role="data",

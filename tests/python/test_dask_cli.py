@@ -210,3 +210,31 @@ def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo,
     assert proc.returncode == 128 + signo, err
     assert "interrupted, nothing written" in err
     assert os.listdir(tmp_path / "out") == []  # no output, temporary, shard or staging folder
+
+
+def test_a_killed_clients_staging_folder_is_swept_by_the_next_write(tmp_path, cluster):
+    """kill -9 of the client once the workers have written every shard: the
+    staging folder (with complete shards) stays, its lock released; the next
+    write of the same name, local here, removes it."""
+    from _pause import Pause
+
+    address, _ = cluster
+    src = tmp_path / "in.safetensors"
+    _model(src)
+    (tmp_path / "out").mkdir()
+    pause = Pause(tmp_path, "set:staged-publish")
+    proc = subprocess.Popen([ZT, "convert", str(src), str(tmp_path / "out" / "m.zt"), "--max-shard-size", "50KB",
+                             "--scheduler", address], env=dict(os.environ, ZT_PYTHON=sys.executable, **pause.env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client_pid = pause.wait(proc)  # the Python client zt started, about to publish
+    staging = [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".m.zt.shards-")]
+    assert len(staging) == 1 and len(list(staging[0].glob("*.zt"))) > 1
+    os.kill(client_pid, signal.SIGKILL)
+    proc.communicate(timeout=120)
+    pause.close()
+    assert proc.returncode != 0 and staging[0].exists()
+
+    r = zt("convert", src, tmp_path / "out" / "m.zt", "--max-shard-size", "50KB")
+    assert r.returncode == 0, r.stderr
+    assert not staging[0].exists()
+    assert not any(p.name.startswith(".") for p in (tmp_path / "out").iterdir())

@@ -7,6 +7,8 @@
 #include "convert/path_open.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
+#include "convert/file_bytes.h"
+#include "convert/mapped_open.h"
 #include "convert/gguf/gguf_file.h"
 #include "ztensor/reader.h"
 
@@ -41,8 +43,8 @@ class GgufSource final : public TensorSource {
  public:
   // `source` set: components are read from it when asked (`bytes` is empty).
   GgufSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, gguf::File file,
-             std::shared_ptr<const ByteSource> source = nullptr)
-      : bytes_(bytes), owner_(std::move(owner)), source_(std::move(source)) {
+             std::shared_ptr<const ByteSource> source = nullptr, FileBytes access = {})
+      : bytes_(bytes), owner_(std::move(owner)), source_(std::move(source)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
     manifest_.attributes = std::move(file.attributes);
     manifest_.objects.reserve(file.tensors.size());
@@ -73,10 +75,12 @@ class GgufSource final : public TensorSource {
       out.owner = std::move(owned);
       return out;
     }
-    if (c->length) out.bytes = bytes_.subspan(c->offset, c->length);  // bounds checked at open
-    out.owner = owner_;
-    out.zero_copy = true;
-    return out;
+    if (c->length == 0) {
+      out.owner = owner_;
+      out.zero_copy = true;
+      return out;
+    }
+    return access_.read(bytes_.subspan(c->offset, c->length), owner_);  // bounds checked at open
   }
   Status verify() const override { return Status::Ok(); }  // GGUF carries no checksums
 
@@ -84,6 +88,7 @@ class GgufSource final : public TensorSource {
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const ByteSource> source_;
+  FileBytes access_;
   Manifest manifest_;
   std::unordered_map<std::string_view, size_t> index_;
 };
@@ -123,16 +128,24 @@ Result<std::unique_ptr<TensorSource>> open_gguf_memory(std::span<const uint8_t> 
   return std::unique_ptr<TensorSource>(new GgufSource(bytes, std::move(owner), std::move(file)));
 }
 
+Result<std::unique_ptr<TensorSource>> open_gguf_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read,
+                                                       const GgufOptions& options) {
+  const auto bytes = file->bytes();
+  auto parsed = gguf::parse_file(bytes, options);
+  if (!parsed.ok())
+    return Status(parsed.status().code(), parsed.status().message() + " (in '" + file->path() + "')");
+  FileBytes access(file, copy_on_read);
+  return std::unique_ptr<TensorSource>(
+      new GgufSource(bytes, std::move(file), std::move(parsed).value(), nullptr, std::move(access)));
+}
+
 Result<std::unique_ptr<TensorSource>> open_gguf(const std::string& path, const GgufOptions& options) {
   if (is_url_path(path)) {
     ZT_ASSIGN_OR_RETURN(auto source, open_url(path));
     return open_gguf(std::move(source), options);
   }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  auto bytes = mapped->bytes();
-  auto r = open_gguf_memory(bytes, std::move(mapped), options);
-  if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
-  return r;
+  return open_gguf_mapped(std::move(mapped), /*copy_on_read=*/false, options);
 }
 
 Result<std::vector<float>> gguf_dequantize_object(const TensorSource& source, const Object& object) {

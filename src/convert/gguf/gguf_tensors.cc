@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "container/validate.h"
 #include "ztensor/checked_math.h"
 #include "convert/gguf/gguf_file.h"
 #include "convert/gguf/gguf_limits.h"
@@ -33,6 +34,7 @@ Status read_tensor_infos(Cursor& cur, uint64_t tensor_count, File* file) {
     ZT_RETURN_IF_ERROR(read_string(cur, &t.name, ("tensor name #" + std::to_string(i)).c_str()));
     if (!valid_utf8(t.name))
       return Status(ErrorCode::malformed_manifest, "gguf tensor #" + std::to_string(i) + ": name is not valid UTF-8");
+    ZT_RETURN_IF_ERROR(check_name(t.name, "gguf tensor"));
     if (!seen.insert(t.name).second)
       return tensor_error(ErrorCode::invalid_structure, t.name, "name appears more than once");
     uint32_t n_dims = 0;

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "convert/file_bytes.h"
 #include "convert/numpy/npy_header.h"
 #include "ztensor/reader.h"
 
@@ -18,5 +19,10 @@ namespace zt::npy {
 Object dense_object(const std::string& name, const Header& h, uint64_t offset);
 
 ComponentBytes to_c_order_le(const Header& h, std::span<const uint8_t> data, std::shared_ptr<const void> owner);
+// to_c_order_le over bytes of a mapped file: a view through `access`, or
+// the bytes read with pread first when they must be converted.
+// Errors: those of FileBytes.
+Result<ComponentBytes> read_c_order_le(const Header& h, std::span<const uint8_t> data,
+                                       std::shared_ptr<const void> owner, const FileBytes& access);
 
 }  // namespace zt::npy

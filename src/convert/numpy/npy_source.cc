@@ -6,6 +6,7 @@
 #include "convert/path_open.h"
 #include "ztensor/mapped_file.h"
 #include "convert/indexed_source.h"
+#include "convert/mapped_open.h"
 #include "convert/numpy/npy_array.h"
 #include "ztensor/numpy_format.h"
 
@@ -16,15 +17,15 @@ class NpySource final : public IndexedSource {
  public:
   // `source` set: the data is read from it when asked (`data` is empty).
   NpySource(std::span<const uint8_t> data, std::shared_ptr<const void> owner, npy::Header h, const std::string& name,
-            std::shared_ptr<const ByteSource> source = nullptr)
+            std::shared_ptr<const ByteSource> source = nullptr, FileBytes access = {})
       : IndexedSource("npy:", Miss::joined), data_(data), owner_(std::move(owner)), header_(std::move(h)),
-        source_(std::move(source)) {
+        source_(std::move(source)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
     add_object(npy::dense_object(name, header_, header_.data_offset));
   }
   const char* format_name() const override { return "npy"; }
   Result<ComponentBytes> read_data(size_t, const Object&) const override {
-    if (!source_) return npy::to_c_order_le(header_, data_, owner_);
+    if (!source_) return npy::read_c_order_le(header_, data_, owner_, access_);
     if (header_.data_bytes > SIZE_MAX)
       return Status(ErrorCode::limit_exceeded, "npy '" + source_->name() + "': data does not fit in memory");
     auto owned = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(header_.data_bytes));
@@ -39,7 +40,18 @@ class NpySource final : public IndexedSource {
   std::shared_ptr<const void> owner_;
   npy::Header header_;
   std::shared_ptr<const ByteSource> source_;
+  FileBytes access_;
 };
+
+// The header checks of a whole .npy in `bytes`.
+Result<npy::Header> parse_whole(std::span<const uint8_t> bytes, const std::string& name) {
+  ZT_ASSIGN_OR_RETURN(npy::Header h, npy::parse_header(bytes, "npy '" + name + "'"));
+  const uint64_t have = bytes.size() - h.data_offset;
+  if (have != h.data_bytes)
+    return Status(ErrorCode::length_mismatch, "npy '" + name + "': shape needs " + std::to_string(h.data_bytes) +
+                                                  " data bytes but the file holds " + std::to_string(have));
+  return h;
+}
 
 }  // namespace
 
@@ -61,13 +73,20 @@ Result<std::unique_ptr<TensorSource>> open_npy(std::shared_ptr<const ByteSource>
 
 Result<std::unique_ptr<TensorSource>> open_npy_memory(std::span<const uint8_t> bytes,
                                                       std::shared_ptr<const void> owner, const std::string& name) {
-  ZT_ASSIGN_OR_RETURN(npy::Header h, npy::parse_header(bytes, "npy '" + name + "'"));
-  const uint64_t have = bytes.size() - h.data_offset;
-  if (have != h.data_bytes)
-    return Status(ErrorCode::length_mismatch, "npy '" + name + "': shape needs " + std::to_string(h.data_bytes) +
-                                                  " data bytes but the file holds " + std::to_string(have));
+  ZT_ASSIGN_OR_RETURN(npy::Header h, parse_whole(bytes, name));
   auto data = bytes.subspan(h.data_offset);
   return std::unique_ptr<TensorSource>(new NpySource(data, std::move(owner), std::move(h), name));
+}
+
+Result<std::unique_ptr<TensorSource>> open_npy_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read) {
+  const std::string name = std::filesystem::path(file->path()).stem().string();
+  const auto bytes = file->bytes();
+  auto h = parse_whole(bytes, name);
+  if (!h.ok()) return Status(h.status().code(), h.status().message() + " (in '" + file->path() + "')");
+  const auto data = bytes.subspan(h.value().data_offset);
+  FileBytes access(file, copy_on_read);
+  return std::unique_ptr<TensorSource>(
+      new NpySource(data, std::move(file), std::move(h).value(), name, nullptr, std::move(access)));
 }
 
 Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path) {
@@ -76,10 +95,7 @@ Result<std::unique_ptr<TensorSource>> open_npy(const std::string& path) {
     return open_npy(std::move(source));
   }
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  auto bytes = mapped->bytes();
-  auto r = open_npy_memory(bytes, std::move(mapped), std::filesystem::path(path).stem().string());
-  if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
-  return r;
+  return open_npy_mapped(std::move(mapped), /*copy_on_read=*/false);
 }
 
 }  // namespace zt

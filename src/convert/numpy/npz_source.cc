@@ -5,9 +5,12 @@
 
 #include <algorithm>
 
+#include "container/validate.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
+#include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
+#include "convert/mapped_open.h"
 #include "convert/numpy/inflate.h"
 #include "convert/numpy/npy_array.h"
 #include "convert/numpy/zip_reader.h"
@@ -56,8 +59,8 @@ Object refused_object(const std::string& name, const npy::Header& literal, const
 
 class NpzSource final : public IndexedSource {
  public:
-  NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner)
-      : IndexedSource("npz:", Miss::joined), bytes_(bytes), owner_(std::move(owner)) {
+  NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, FileBytes access = {})
+      : IndexedSource("npz:", Miss::joined), bytes_(bytes), owner_(std::move(owner)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
   }
 
@@ -84,6 +87,7 @@ class NpzSource final : public IndexedSource {
                                                      " bytes from " + std::to_string(m.compressed_size) +
                                                      " compressed: beyond deflate's 1032:1 maximum ratio");
       std::string name = m.name.substr(0, m.name.size() - 4);
+      ZT_RETURN_IF_ERROR(check_name(name, "npz member"));
       if (contains(name))
         return Status(ErrorCode::invalid_structure, "npz archive holds '" + name + "' more than once");
       npy::Header literal;
@@ -111,7 +115,7 @@ class NpzSource final : public IndexedSource {
     const Entry& e = entries_[slot];
     if (!e.refusal.ok()) return e.refusal;
     if (e.member.method == zip::kStored)
-      return npy::to_c_order_le(e.header, stored(e.member).subspan(e.header.data_offset), owner_);
+      return npy::read_c_order_le(e.header, stored(e.member).subspan(e.header.data_offset), owner_, access_);
     ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
     std::span<const uint8_t> data = std::span<const uint8_t>(*buf).subspan(e.header.data_offset);
     ComponentBytes out = npy::to_c_order_le(e.header, data, buf);
@@ -122,7 +126,8 @@ class NpzSource final : public IndexedSource {
   Status verify() const override {
     for (const auto& e : entries_) {
       if (e.member.method == zip::kStored) {
-        ZT_RETURN_IF_ERROR(check_crc(e.member, stored(e.member)));
+        ZT_ASSIGN_OR_RETURN(ComponentBytes bytes, access_.read_to_decode(stored(e.member), owner_));
+        ZT_RETURN_IF_ERROR(check_crc(e.member, bytes.bytes));
       } else {
         ZT_ASSIGN_OR_RETURN(auto buf, inflate_member(e.member));
         (void)buf;
@@ -145,8 +150,9 @@ class NpzSource final : public IndexedSource {
 
   Result<std::shared_ptr<std::vector<uint8_t>>> inflate_member(const zip::Member& m) const {
     const std::string what = "npz member '" + m.name + "'";
+    ZT_ASSIGN_OR_RETURN(ComponentBytes in, access_.read_to_decode(compressed(m), owner_));
     auto buf = std::make_shared<std::vector<uint8_t>>(m.uncompressed_size);
-    ZT_RETURN_IF_ERROR(zip::inflate_exact(compressed(m), *buf, what));
+    ZT_RETURN_IF_ERROR(zip::inflate_exact(in.bytes, *buf, what));
     ZT_RETURN_IF_ERROR(check_crc(m, *buf));
     return buf;
   }
@@ -161,6 +167,7 @@ class NpzSource final : public IndexedSource {
 
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  FileBytes access_;
   std::vector<Entry> entries_;  // parallel to manifest_.objects
 };
 
@@ -173,12 +180,19 @@ Result<std::unique_ptr<TensorSource>> open_npz_memory(std::span<const uint8_t> b
   return std::unique_ptr<TensorSource>(std::move(src));
 }
 
+Result<std::unique_ptr<TensorSource>> open_npz_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read,
+                                                      const NpzOptions& options) {
+  const auto bytes = file->bytes();
+  const std::string path = file->path();
+  FileBytes access(file, copy_on_read);
+  std::unique_ptr<NpzSource> src(new NpzSource(bytes, std::move(file), std::move(access)));
+  if (Status s = src->load(options); !s.ok()) return Status(s.code(), s.message() + " (in '" + path + "')");
+  return std::unique_ptr<TensorSource>(std::move(src));
+}
+
 Result<std::unique_ptr<TensorSource>> open_npz(const std::string& path, const NpzOptions& options) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  auto bytes = mapped->bytes();
-  auto r = open_npz_memory(bytes, std::move(mapped), options);
-  if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
-  return r;
+  return open_npz_mapped(std::move(mapped), /*copy_on_read=*/false, options);
 }
 
 }  // namespace zt

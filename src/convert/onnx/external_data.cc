@@ -88,7 +88,7 @@ Result<ExternalSpan> ExternalFiles::resolve(const OnnxTensor& t) {
                                                       ") runs past '" + location + "' of " + std::to_string(file->size()) + " bytes");
   ExternalSpan s;
   s.bytes = file->bytes().subspan(static_cast<size_t>(offset), static_cast<size_t>(want));
-  s.owner = file;
+  s.file = file;
   return s;
 }
 

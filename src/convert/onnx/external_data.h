@@ -21,7 +21,7 @@ namespace zt::onnx {
 
 struct ExternalSpan {
   std::span<const uint8_t> bytes;
-  std::shared_ptr<const void> owner;  // the mapping of the data file
+  std::shared_ptr<const MappedFile> file;  // the mapping of the data file, which `bytes` lie in
 };
 
 // Maps each data file once; safe to use from one thread (at open).

@@ -4,10 +4,14 @@
 // ModelProto fields read: ir_version 1, producer_name 2, producer_version 3,
 // domain 4, model_version 5, doc_string 6, graph 7, opset_import 8
 // (OperatorSetIdProto: domain 1, version 2), metadata_props 14.
+#include <algorithm>
 #include <cstring>
 
+#include "container/validate.h"
 #include "ztensor/mapped_file.h"
+#include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
+#include "convert/mapped_open.h"
 #include "convert/onnx/external_data.h"
 #include "convert/onnx/onnx_graph.h"
 #include "convert/onnx/onnx_tensor.h"
@@ -24,8 +28,17 @@ struct Slot {
   onnx::OnnxTensor tensor;
   std::span<const uint8_t> bytes;  // raw_data or external data (zero-copy)
   std::shared_ptr<const void> owner;
+  FileBytes access;                // how `bytes` are read: the model's file or the data file
   bool zero_copy = false;
 };
+
+// A copy of `t` whose typed runs point into `cover`, which holds the bytes
+// [lo, lo + cover.size()) of the message they were parsed from.
+onnx::OnnxTensor rebased(const onnx::OnnxTensor& t, const uint8_t* lo, std::span<const uint8_t> cover) {
+  onnx::OnnxTensor copy = t;
+  for (auto& run : copy.typed_runs) run = cover.subspan(static_cast<size_t>(run.data() - lo), run.size());
+  return copy;
+}
 
 std::string text(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
@@ -36,14 +49,27 @@ class OnnxSource final : public IndexedSource {
   Result<ComponentBytes> read_data(size_t slot, const Object&) const override {
     const Slot& s = slots_[slot];
     ComponentBytes out;
-    if (s.zero_copy || s.tensor.nbytes == 0) {
-      out.bytes = s.bytes;
+    if (s.tensor.nbytes == 0) {
       out.owner = s.owner;
       out.zero_copy = true;
       return out;
     }
+    if (s.zero_copy) return s.access.read(s.bytes, s.owner);
+    // Typed values lie in the model's own bytes: those the runs span, read
+    // with pread, are decoded.
+    const uint8_t* lo = nullptr;
+    const uint8_t* hi = nullptr;
+    for (const auto& run : s.tensor.typed_runs) {
+      if (run.empty()) continue;
+      lo = lo ? std::min(lo, run.data()) : run.data();
+      hi = hi ? std::max(hi, run.data() + run.size()) : run.data() + run.size();
+    }
+    ComponentBytes cover;
+    if (lo) {
+      ZT_ASSIGN_OR_RETURN(cover, access_.read_to_decode({lo, static_cast<size_t>(hi - lo)}, owner_));
+    }
     auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.tensor.nbytes));
-    ZT_RETURN_IF_ERROR(onnx::decode_typed(s.tensor, buf->data()));
+    ZT_RETURN_IF_ERROR(onnx::decode_typed(lo ? rebased(s.tensor, lo, cover.bytes) : s.tensor, buf->data()));
     out.bytes = {buf->data(), buf->size()};
     out.owner = buf;
     return out;
@@ -51,7 +77,7 @@ class OnnxSource final : public IndexedSource {
   Status verify() const override { return {}; }  // ONNX carries no digests
 
   static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                    const std::string& base_dir);
+                                                    const std::string& base_dir, FileBytes access = {});
 
  private:
   Status read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext);
@@ -59,11 +85,13 @@ class OnnxSource final : public IndexedSource {
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
+  FileBytes access_;
   std::vector<Slot> slots_;  // parallel to manifest_.objects
   onnx::GraphWalk walk_;
 };
 
 Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::ExternalFiles& ext) {
+  ZT_RETURN_IF_ERROR(check_name(t.name, "onnx tensor"));
   if (slots_.size() >= kMaxInitializers)
     return {ErrorCode::limit_exceeded, "onnx: more than " + std::to_string(kMaxInitializers) + " initializers"};
   // A subgraph may reuse a name a sibling subgraph defines (ONNX scopes
@@ -75,12 +103,15 @@ Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::Exter
   if (t.has_raw) {
     s.bytes = t.raw;
     s.owner = owner_;
+    s.access = access_;
     s.zero_copy = true;
     offset = static_cast<uint64_t>(t.raw.data() - file_.data());
   } else if (t.external) {
     ZT_ASSIGN_OR_RETURN(auto span, ext.resolve(t));
     s.bytes = span.bytes;
-    s.owner = span.owner;
+    s.owner = span.file;
+    // A data file is read the way the model is: checked views, or pread copies.
+    s.access = FileBytes(span.file, access_.copy_on_read());
     s.zero_copy = true;
   }
   add_object(dense_object(t.name, t.dims, t.type->dtype, t.type->type, offset, t.nbytes));
@@ -95,10 +126,11 @@ Status OnnxSource::read_graph(std::span<const uint8_t> graph, onnx::ExternalFile
 }
 
 Result<std::unique_ptr<TensorSource>> OnnxSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                       const std::string& base_dir) {
+                                                       const std::string& base_dir, FileBytes access) {
   auto src = std::unique_ptr<OnnxSource>(new OnnxSource());
   src->file_ = file;
   src->owner_ = std::move(owner);
+  src->access_ = std::move(access);
   onnx::ExternalFiles ext(base_dir);
   Value attrs = Value::map();
   Value opsets = Value::map();
@@ -160,10 +192,16 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
+Result<std::unique_ptr<TensorSource>> open_onnx_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read) {
+  const auto bytes = file->bytes();
+  const std::string dir = parent_dir(file->path());
+  FileBytes access(file, copy_on_read);
+  return OnnxSource::load(bytes, std::move(file), dir, std::move(access));
+}
+
 Result<std::unique_ptr<TensorSource>> open_onnx(const std::string& path) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  auto bytes = mapped->bytes();
-  return OnnxSource::load(bytes, std::move(mapped), parent_dir(path));
+  return open_onnx_mapped(std::move(mapped), /*copy_on_read=*/false);
 }
 
 Result<std::unique_ptr<TensorSource>> open_onnx_memory(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,

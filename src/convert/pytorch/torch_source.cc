@@ -1,13 +1,17 @@
 // TensorSource over a torch.save zip checkpoint: the restricted unpickler
 // names the tensors, the zip index finds each storage record, and each
 // tensor's byte range inside its storage is checked before it is exposed.
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
+#include "container/validate.h"
 #include "common/byteswap.h"
 #include "ztensor/checked_math.h"
 #include "ztensor/mapped_file.h"
+#include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
+#include "convert/mapped_open.h"
 #include "convert/pytorch/torch_view_bits.h"
 #include "convert/pytorch/torch_zip.h"
 #include "ztensor/pytorch_format.h"
@@ -28,6 +32,7 @@ struct TensorSlot {
   const ZipMember* member = nullptr;
   bool contiguous = true;
   uint64_t nbytes = 0;
+  uint64_t reach_end = 0;  // bytes of the storage the view reaches: [storage_offset * width, reach_end)
 };
 
 bool is_contiguous(const TorchTensorRef& t) {
@@ -39,17 +44,18 @@ bool is_contiguous(const TorchTensorRef& t) {
   return true;
 }
 
-// Copies a strided view element by element in row-major order.
-void gather(const TensorSlot& s, uint8_t* out) {
+// Copies a strided view element by element in row-major order; `first` is
+// the view's first element (at its storage offset).
+void gather(const TensorSlot& s, const uint8_t* first, uint8_t* out) {
   const auto& t = s.ref;
   const uint64_t w = t.element_bytes;
   const size_t rank = t.shape.size();
   std::vector<uint64_t> idx(rank, 0);
   uint64_t n = s.nbytes / w;
   for (uint64_t e = 0; e < n; ++e) {
-    uint64_t src = t.storage_offset;
+    uint64_t src = 0;
     for (size_t d = 0; d < rank; ++d) src += idx[d] * t.stride[d];
-    std::memcpy(out + e * w, s.storage.data() + src * w, w);
+    std::memcpy(out + e * w, first + src * w, w);
     for (size_t d = rank; d-- > 0;) {
       if (++idx[d] < t.shape[d]) break;
       idx[d] = 0;
@@ -72,20 +78,19 @@ class TorchSource final : public IndexedSource {
     }
     const bool view_bits = has_view_bits(s.ref);
     if (view_bits) ZT_RETURN_IF_ERROR(check_view_bits(s.ref));  // refused when read; other tensors stay readable
-    if (s.contiguous && !big_endian_ && !view_bits) {
-      out.bytes = s.storage.subspan(static_cast<size_t>(s.ref.storage_offset * s.ref.element_bytes), static_cast<size_t>(s.nbytes));
-      out.owner = owner_;
-      out.zero_copy = true;
-      return out;
-    }
+    const size_t first = static_cast<size_t>(s.ref.storage_offset * s.ref.element_bytes);
+    if (s.contiguous && !big_endian_ && !view_bits) return access_.read(s.storage.subspan(first, static_cast<size_t>(s.nbytes)), owner_);
     if (s.nbytes > kMaxGatheredBytes)
       return Status(ErrorCode::limit_exceeded, "pytorch: tensor '" + object.name + "' is a view (strided or sign-flipped) of " +
                                                    std::to_string(s.nbytes) + " bytes (copy limit " + std::to_string(kMaxGatheredBytes) + ")");
+    // Only the storage bytes the view reaches, read with pread.
+    ZT_ASSIGN_OR_RETURN(ComponentBytes reach,
+                        access_.read_to_decode(s.storage.subspan(first, static_cast<size_t>(s.reach_end) - first), owner_));
     auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(s.nbytes));
     if (s.contiguous)
-      std::memcpy(buf->data(), s.storage.data() + s.ref.storage_offset * s.ref.element_bytes, static_cast<size_t>(s.nbytes));
+      std::memcpy(buf->data(), reach.bytes.data(), static_cast<size_t>(s.nbytes));
     else
-      gather(s, buf->data());
+      gather(s, reach.bytes.data(), buf->data());
     if (big_endian_) byteswap_elements(buf->data(), buf->size(), dtype_width(s.ref.dtype));
     if (view_bits) apply_view_bits(s.ref, {buf->data(), buf->size()});
     out.bytes = {buf->data(), buf->size()};
@@ -95,22 +100,25 @@ class TorchSource final : public IndexedSource {
 
   Status verify() const override {
     for (const ZipMember* m : checked_members_) {
-      auto bytes = zip_.stored_bytes(file_, *m);
-      if (!bytes.ok()) return bytes.status();
-      uint32_t crc = zip_crc32(*bytes);
+      auto stored = zip_.stored_bytes(file_, *m);
+      if (!stored.ok()) return stored.status();
+      ZT_ASSIGN_OR_RETURN(ComponentBytes bytes, access_.read_to_decode(*stored, owner_));
+      uint32_t crc = zip_crc32(bytes.bytes);
       if (crc != m->crc32)
         return {ErrorCode::digest_mismatch, "pytorch: zip member '" + m->name + "' fails its CRC-32"};
     }
     return {};
   }
 
-  static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner);
+  static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
+                                                    const PytorchOptions& options, FileBytes access = {});
 
  private:
-  Status build(const UnpickledCheckpoint& ckpt, const std::string& prefix);
+  Status build(const UnpickledCheckpoint& ckpt, const std::string& prefix, const PytorchOptions& options);
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
+  FileBytes access_;
   ZipIndex zip_;
   bool big_endian_ = false;
   std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
@@ -154,15 +162,31 @@ Result<TensorSlot> place(const TorchTensorRef& t, const ZipIndex& zip, std::span
     return Status(ErrorCode::offset_out_of_range, where + ": view (offset " + std::to_string(t.storage_offset) +
                                                       ", shape and stride) reaches past storage '" + t.storage_key + "' of " +
                                                       std::to_string(s.storage.size()) + " bytes");
+  s.reach_end = *end_bytes;
   return s;
 }
 
-Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& prefix) {
+Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& prefix, const PytorchOptions& options) {
   manifest_.version = "1.2.0";
   manifest_.attributes = ckpt.attributes;
   std::unordered_map<std::string, bool> members_seen;
+  // Saturating: the bound is what matters, not the product.
+  const uint64_t budget = options.max_expansion == 0 ? UINT64_MAX
+                          : checked_add(checked_mul(file_.size(), options.max_expansion).value_or(UINT64_MAX),
+                                        kPytorchExpansionSlack).value_or(UINT64_MAX);
+  uint64_t decoded = 0;
   for (const auto& t : ckpt.tensors) {
+    ZT_RETURN_IF_ERROR(check_name(t.name, "pytorch tensor"));
     ZT_ASSIGN_OR_RETURN(TensorSlot s, place(t, zip_, file_, prefix));
+    decoded = checked_add(decoded, s.nbytes).value_or(UINT64_MAX);
+    if (decoded > budget)
+      return Status(ErrorCode::limit_exceeded,
+                    "pytorch: tensor '" + t.name + "' takes the checkpoint's decoded tensors to " +
+                        (decoded == UINT64_MAX ? std::string("over 2^64") : std::to_string(decoded)) +
+                        " bytes, more than " + std::to_string(options.max_expansion) + " x its " +
+                        std::to_string(file_.size()) + " bytes + 1 MiB (kMaxPytorchExpansion): views that repeat "
+                        "their storage (expand(), stride 0) would be materialised in full; set " +
+                        kPytorchMaxExpansionEnv + " to a larger ratio, or 0, to read it anyway");
     const uint64_t offset = s.member->data_offset + (s.contiguous ? t.storage_offset * t.element_bytes : 0);
     add_object(dense_object(t.name, t.shape, t.dtype, t.type, offset, s.nbytes));
     if (!members_seen[s.member->name]) {
@@ -174,7 +198,8 @@ Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& pr
   return {};
 }
 
-Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner) {
+Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
+                                                       const PytorchOptions& options, FileBytes access) {
   if (file.size() >= sizeof kLegacyMagic && std::memcmp(file.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
     return Status(ErrorCode::unsupported,
                   "pytorch: legacy (pre-1.6, non-zip) torch.save format is not read; re-save it with a current torch.save");
@@ -187,6 +212,7 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
   auto src = std::unique_ptr<TorchSource>(new TorchSource());
   src->file_ = file;
   src->owner_ = std::move(owner);
+  src->access_ = std::move(access);
   src->zip_ = std::move(zip).value();
   // Records live under one top-level folder named after the saved file.
   const auto& members = src->zip_.members();
@@ -212,20 +238,37 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
   ZT_ASSIGN_OR_RETURN(auto pickle_bytes, src->zip_.stored_bytes(file, *pkl));
   src->checked_members_.push_back(pkl);
   ZT_ASSIGN_OR_RETURN(UnpickledCheckpoint ckpt, unpickle_restricted(pickle_bytes));
-  ZT_RETURN_IF_ERROR(src->build(ckpt, prefix));
+  ZT_RETURN_IF_ERROR(src->build(ckpt, prefix, options));
   return std::unique_ptr<TensorSource>(std::move(src));
 }
 
 }  // namespace
 
-Result<std::unique_ptr<TensorSource>> open_pytorch(const std::string& path) {
-  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
-  auto bytes = mapped->bytes();
-  return TorchSource::load(bytes, std::move(mapped));
+PytorchOptions pytorch_options_from_environment() {
+  PytorchOptions options;
+  const char* ratio = std::getenv(kPytorchMaxExpansionEnv);
+  if (!ratio || !*ratio) return options;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(ratio, &end, 10);
+  if (*end == '\0' && ratio[0] != '-') options.max_expansion = v;
+  return options;
 }
 
-Result<std::unique_ptr<TensorSource>> open_pytorch_memory(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner) {
-  return TorchSource::load(bytes, std::move(owner));
+Result<std::unique_ptr<TensorSource>> open_pytorch_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read,
+                                                          const PytorchOptions& options) {
+  const auto bytes = file->bytes();
+  FileBytes access(file, copy_on_read);
+  return TorchSource::load(bytes, std::move(file), options, std::move(access));
+}
+
+Result<std::unique_ptr<TensorSource>> open_pytorch(const std::string& path, const PytorchOptions& options) {
+  ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  return open_pytorch_mapped(std::move(mapped), /*copy_on_read=*/false, options);
+}
+
+Result<std::unique_ptr<TensorSource>> open_pytorch_memory(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                                          const PytorchOptions& options) {
+  return TorchSource::load(bytes, std::move(owner), options);
 }
 
 }  // namespace zt

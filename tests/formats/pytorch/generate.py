@@ -223,6 +223,14 @@ def generate(out):
     rewrite_member(ok, f"{out}/storage_larger_than_record.pt", "/data.pkl",
                    data=one_tensor_dict(rebuild_v2(big, 0, [4], [1])))
     errors["storage_larger_than_record.pt"] = {"code": "length_mismatch", "contains": "storage '0'"}
+    # expand() of a 1-byte storage to 2^31 elements: torch keeps the view at
+    # 1 byte; read, it would be 2 GiB from about 600 (kMaxPytorchExpansion).
+    one_byte = f"{out}/one_byte_base.pt"
+    torch.save({"w": torch.zeros(1, dtype=torch.uint8)}, one_byte)
+    rewrite_member(one_byte, f"{out}/expand_one_byte_to_2gib.pt", "/data.pkl",
+                   data=one_tensor_dict(rebuild_v2(storage_pid("ByteStorage", "0", 1), 0, [1 << 16, 1 << 15], [0, 0])))
+    os.remove(one_byte)
+    errors["expand_one_byte_to_2gib.pt"] = {"code": "limit_exceeded", "contains": "kMaxPytorchExpansion"}
     rewrite_member(ok, f"{out}/missing_storage.pt", "/data/0", drop=True)
     errors["missing_storage.pt"] = {"code": "missing_component", "contains": "data/0"}
     with zipfile.ZipFile(ok) as z:
