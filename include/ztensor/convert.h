@@ -172,7 +172,7 @@ Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::st
                                             const ConvertOptions& options = {});
 Result<ConvertStats> convert_to_npz(const std::string& in, const std::string& out, const ConvertOptions& options = {});
 
-// Named forms kept for the safetensors <-> .zt directions (issue 2).
+// Named forms of the safetensors <-> .zt directions, kept for callers of earlier releases.
 inline Result<ConvertStats> convert_safetensors_to_zt(const std::string& in, const std::string& out,
                                                       const ConvertOptions& options = {}) {
   return convert_to_zt(in, out, options);

@@ -1,4 +1,4 @@
-// A killed writer leaves no temporary behind (issue 9): the next writer into
+// A killed writer leaves no temporary behind: the next writer into
 // the folder removes named temporaries whose writer is gone, and only those.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
