@@ -153,7 +153,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   const auto start = std::chrono::steady_clock::now();
   ConvertOptions options;
   options.encoding = s.encoding;
-  options.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
+  options.level = s.level_given ? s.level : kDefaultLevel;
   options.effort = static_cast<uint8_t>(s.effort);
   options.digest = s.digest;
   ConvertStats stats;

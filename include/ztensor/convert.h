@@ -106,7 +106,7 @@ using EncodedObjectFn = std::function<Result<std::vector<EncodedComponent>>(size
 
 struct ConvertOptions {
   Encoding encoding = Encoding::raw;  // raw, zstd or z4ai (once registered) for .zt output
-  int level = 3;                      // zstd level (z4ai: its zstd level, -1 = codec default)
+  int level = kDefaultLevel;          // the encoding's level (kDefaultLevel, writer.h)
   uint8_t effort = 0;                 // z4ai: 0 fast, 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
   bool durable = true;                // .zt output: fsync before the atomic rename (see Writer::create)

@@ -21,6 +21,12 @@ namespace zt {
 
 class AtomicFile;
 
+// `level` of a component's encoding. 0 asks for the encoding's own default:
+// zstd's (3), and z4ai's (zstd 3 inside effort fast, 9 balanced, 19 max).
+// Any other value is a zstd level: -7..22 for zstd, 1..22 for the zstd stages
+// of z4ai (outside that range z4ai takes its default).
+inline constexpr int kDefaultLevel = 0;
+
 enum class DigestAlgo : uint8_t { none, sha256, crc32c };
 
 struct ComponentSpec {
@@ -29,7 +35,7 @@ struct ComponentSpec {
   LogicalType type = LogicalType::none;
   std::span<const uint8_t> data;  // little-endian storage elements
   Encoding encoding = Encoding::raw;
-  int level = 3;                  // zstd level (z4ai: its zstd level, -1 = codec default)
+  int level = kDefaultLevel;      // see kDefaultLevel
   uint8_t effort = 0;             // z4ai: 0 default (fast), 1 balanced, 2 max
   unsigned threads = 0;           // z4ai: encoder threads, 0 = every core (same bytes for any value)
   DigestAlgo digest = DigestAlgo::none;

@@ -137,8 +137,9 @@ typedef struct {
   uint64_t length;       /* bytes */
 } zt_component_input;
 
-/* Adds one object. encoding: "raw" or "zstd" (level used for zstd);
- * digest: NULL, "sha256" or "crc32c". */
+/* Adds one object. encoding: "raw", "zstd" or "z4ai"; level: 0 for the
+ * encoding's default (zstd's 3, the z4ai codec's own), else a zstd level
+ * (-7..22; 1..22 for z4ai); digest: NULL, "sha256" or "crc32c". */
 int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape, size_t ndim,
                   const zt_component_input* components, size_t num_components, const char* encoding, int level,
                   const char* digest);
