@@ -15,34 +15,19 @@
 ZT_API_BEGIN
 namespace zt {
 
+// The codes, their numbers and meanings: ztensor/error_codes.def, the one
+// list that the C enum (ztensor.h) and Python's classes come from too.
 enum class ErrorCode : int {
-  ok = 0,
-  io_error = 1,             // open/read/write/fsync/rename failed
-  bad_magic = 2,            // header or footer magic is wrong
-  manifest_too_large = 3,   // manifest size over the 1 GiB cap
-  malformed_manifest = 4,   // CBOR is not well formed, or trailing bytes
-  missing_field = 5,        // a required field is absent
-  wrong_type = 6,           // a field has the wrong CBOR type
-  unknown_dtype = 7,        // storage dtype outside the closed set
-  unknown_format = 8,       // object format this reader cannot decode
-  unknown_encoding = 9,     // component encoding this reader cannot decode
-  misaligned_offset = 10,   // offset not a multiple of 64
-  offset_out_of_range = 11, // offset + length past the data section
-  length_mismatch = 12,     // stored/decoded size disagrees with shape
-  shape_overflow = 13,      // product(shape) * width overflows u64
-  missing_component = 14,   // a component the format requires is absent
-  corrupt_stream = 15,      // compressed or encoded data does not decode
-  digest_mismatch = 16,     // stored bytes do not hash to the digest
-  limit_exceeded = 17,      // a named safety limit was hit
-  unsupported = 18,         // valid but not supported (e.g. digest algo)
-  invalid_argument = 19,    // caller passed bad arguments
-  not_found = 20,           // no object / component with that name
-  invalid_structure = 21,   // sparse/quantized structure is inconsistent
-  internal = 22,            // a bug in zTensor (an exception caught at an API edge)
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) name = number,
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
 };
-// Number of codes: one past the last. The C enum (ztensor.h) is checked
-// against the list and this count at compile time (src/capi/ztensor_c.cc).
-inline constexpr int kErrorCodeCount = 23;
+// Number of codes: one past the last.
+inline constexpr int kErrorCodeCount = 0
+#define ZT_ERROR_CODE(...) +1
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+    ;
 
 // Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
 const char* error_code_name(ErrorCode code);

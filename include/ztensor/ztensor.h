@@ -39,31 +39,14 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
+/* The error codes: ZT_OK (0), then ZT_E_IO (1), ZT_E_BAD_MAGIC, ... up to
+ * ZT_E_INTERNAL (a bug in zTensor, not in the input). Their names, numbers
+ * and meanings are listed once, in ztensor/error_codes.def. */
 enum {
-  ZT_OK = 0,
-  ZT_E_IO = 1,
-  ZT_E_BAD_MAGIC = 2,
-  ZT_E_MANIFEST_TOO_LARGE = 3,
-  ZT_E_MALFORMED_MANIFEST = 4,
-  ZT_E_MISSING_FIELD = 5,
-  ZT_E_WRONG_TYPE = 6,
-  ZT_E_UNKNOWN_DTYPE = 7,
-  ZT_E_UNKNOWN_FORMAT = 8,
-  ZT_E_UNKNOWN_ENCODING = 9,
-  ZT_E_MISALIGNED_OFFSET = 10,
-  ZT_E_OFFSET_OUT_OF_RANGE = 11,
-  ZT_E_LENGTH_MISMATCH = 12,
-  ZT_E_SHAPE_OVERFLOW = 13,
-  ZT_E_MISSING_COMPONENT = 14,
-  ZT_E_CORRUPT_STREAM = 15,
-  ZT_E_DIGEST_MISMATCH = 16,
-  ZT_E_LIMIT_EXCEEDED = 17,
-  ZT_E_UNSUPPORTED = 18,
-  ZT_E_INVALID_ARGUMENT = 19,
-  ZT_E_NOT_FOUND = 20,
-  ZT_E_INVALID_STRUCTURE = 21,
-  ZT_E_INTERNAL = 22, /* a bug in zTensor, not in the input */
-  ZT_ERROR_CODE_COUNT = 23 /* one past the last code */
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) c_name = number,
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+  ZT_ERROR_CODE_COUNT /* one past the last code */
 };
 
 typedef struct zt_reader zt_reader;
