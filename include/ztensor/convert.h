@@ -15,9 +15,7 @@
 #include "ztensor/source.h"
 #include "ztensor/status.h"
 #include "ztensor/writer.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // safetensors_index: a sharded model's `model.safetensors.index.json`;
@@ -187,4 +185,3 @@ inline Result<ConvertStats> convert_zt_to_zt(const std::string& in, const std::s
 }
 
 }  // namespace zt
-ZT_API_END

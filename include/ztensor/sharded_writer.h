@@ -16,9 +16,7 @@
 #include "ztensor/status.h"
 #include "ztensor/value.h"
 #include "ztensor/writer.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // How many decimal digits a shard number has in its file name (HF's
@@ -104,4 +102,3 @@ class ShardedWriter {
 };
 
 }  // namespace zt
-ZT_API_END

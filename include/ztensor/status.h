@@ -1,7 +1,8 @@
 // The one error model of zTensor: every fallible function returns a Status or
 // a Result<T>. The same ErrorCode values reach C (ztensor.h), Python
 // (ztensor.ZTensorError subclasses) and the CLI (exit codes), so the numbers
-// are part of the ABI: append, never renumber.
+// are part of the ABI: append, never renumber. ZT_API marks the few
+// declarations libztensor.so exports (docs/architecture.md, "ABI").
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,6 @@
 #include <variant>
 #include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // The codes, their numbers and meanings: ztensor/error_codes.def, the one
@@ -30,7 +30,7 @@ inline constexpr int kErrorCodeCount = 0
     ;
 
 // Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
-const char* error_code_name(ErrorCode code);
+ZT_API const char* error_code_name(ErrorCode code);
 
 // `text` with every byte that is not printable UTF-8 (a control character
 // other than newline and tab, DEL, or a byte outside a well-formed UTF-8
@@ -42,7 +42,7 @@ class [[nodiscard]] Status {
   Status() = default;
   // The message is stored with escape_text applied: it names objects from
   // hostile files, and every edge (C, Python, CLI) needs printable UTF-8.
-  Status(ErrorCode code, std::string message);
+  ZT_API Status(ErrorCode code, std::string message);
   static Status Ok() { return {}; }
   // A failed system call: `message` + ": " + strerror(err), and `err` kept
   // as sys_errno() so every edge (C, Python) can tell "no such file" from
@@ -58,13 +58,17 @@ class [[nodiscard]] Status {
   // errno of the system call that failed; 0 when the error did not come from one.
   int sys_errno() const { return sys_errno_; }
   // "digest_mismatch: object 'w' component 'data': ..." style text.
-  std::string to_string() const;
+  ZT_API std::string to_string() const;
 
  private:
   ErrorCode code_ = ErrorCode::ok;
   std::string message_;
   int sys_errno_ = 0;
 };
+
+// The Status of every successful Result: one object in the library, not one
+// static per Result<T> instantiation.
+ZT_API const Status& ok_status();
 
 template <class T>
 class [[nodiscard]] Result {
@@ -74,10 +78,7 @@ class [[nodiscard]] Result {
   Result(ErrorCode code, std::string msg) : v_(Status(code, std::move(msg))) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
-  const Status& status() const {
-    static const Status kOk;
-    return ok() ? kOk : std::get<Status>(v_);
-  }
+  const Status& status() const { return ok() ? ok_status() : std::get<Status>(v_); }
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }
   T&& value() && { return std::get<T>(std::move(v_)); }
@@ -90,7 +91,6 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace zt
-ZT_API_END
 
 // Propagate a failing Status / Result from the current function.
 #define ZT_RETURN_IF_ERROR(expr)                  \

@@ -14,20 +14,18 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class AtomicFile;
+
+enum class DigestAlgo : uint8_t { none, sha256, crc32c };
 
 // `level` of a component's encoding. 0 asks for the encoding's own default:
 // zstd's (3), and z4ai's (zstd 3 inside effort fast, 9 balanced, 19 max).
 // Any other value is a zstd level: -7..22 for zstd, 1..22 for the zstd stages
 // of z4ai (outside that range z4ai takes its default).
 inline constexpr int kDefaultLevel = 0;
-
-enum class DigestAlgo : uint8_t { none, sha256, crc32c };
 
 struct ComponentSpec {
   std::string role;
@@ -100,4 +98,3 @@ class Writer {
 };
 
 }  // namespace zt
-ZT_API_END

@@ -30,13 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ztensor/export.h"
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Every declaration below is exported from libztensor.so; nothing else is. */
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(default)
 #endif
 
 /* The error codes: ZT_OK (0), then ZT_E_IO (1), ZT_E_BAD_MAGIC, ... up to
@@ -54,12 +51,12 @@ typedef struct zt_writer zt_writer;
 typedef struct zt_buffer zt_buffer; /* keeps decoded bytes alive */
 
 /* Message of the last failure on this thread ("" if none). */
-const char* zt_last_error(void);
+ZT_API const char* zt_last_error(void);
 /* errno of the system call behind the last failure on this thread (ENOENT,
  * EACCES, ...), or 0 when it did not come from one. */
-int zt_last_errno(void);
+ZT_API int zt_last_errno(void);
 /* Stable name of a code, e.g. "digest_mismatch". */
-const char* zt_error_name(int code);
+ZT_API const char* zt_error_name(int code);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -68,14 +65,14 @@ const char* zt_error_name(int code);
  * present is then checked). verify_on_read != 0 also checks raw components'
  * digests when they are read (compressed components are checked whenever
  * they are decoded). */
-int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
-void zt_reader_close(zt_reader* reader);
+ZT_API int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
+ZT_API void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */
-const char* zt_reader_version(const zt_reader* reader);
-size_t zt_reader_count(const zt_reader* reader);
+ZT_API const char* zt_reader_version(const zt_reader* reader);
+ZT_API size_t zt_reader_count(const zt_reader* reader);
 /* Name of the i-th object in file order; NULL (ZT_E_NOT_FOUND) when out of
  * range. */
-const char* zt_reader_name(const zt_reader* reader, size_t index);
+ZT_API const char* zt_reader_name(const zt_reader* reader, size_t index);
 
 typedef struct {
   const char* format;     /* "dense", "sparse_csr", ... */
@@ -95,22 +92,22 @@ typedef struct {
   uint64_t uncompressed_length; /* 0 when absent */
 } zt_component_info;
 
-int zt_reader_object(const zt_reader* reader, const char* name, zt_object_info* out);
+ZT_API int zt_reader_object(const zt_reader* reader, const char* name, zt_object_info* out);
 /* The index-th component of an object (0 <= index < num_components). */
-int zt_reader_component(const zt_reader* reader, const char* name, size_t index, zt_component_info* out);
+ZT_API int zt_reader_component(const zt_reader* reader, const char* name, size_t index, zt_component_info* out);
 /* Decoded little-endian storage bytes of a component. Raw data is a
  * zero-copy view of the mapping. *keepalive must be released with
  * zt_buffer_free once *data is no longer used (it may outlive the reader). */
-int zt_reader_read(const zt_reader* reader, const char* name, const char* role, const void** data,
-                   uint64_t* length, zt_buffer** keepalive);
-void zt_buffer_free(zt_buffer* buffer);
+ZT_API int zt_reader_read(const zt_reader* reader, const char* name, const char* role, const void** data,
+                          uint64_t* length, zt_buffer** keepalive);
+ZT_API void zt_buffer_free(zt_buffer* buffer);
 /* Checks every digest and decodes every encoded component. */
-int zt_reader_verify(const zt_reader* reader);
+ZT_API int zt_reader_verify(const zt_reader* reader);
 
 /* ---- writing ---------------------------------------------------------- */
 
 /* Starts a file; nothing appears at `path` until zt_writer_finish. */
-int zt_writer_create(const char* path, zt_writer** out);
+ZT_API int zt_writer_create(const char* path, zt_writer** out);
 
 typedef struct {
   const char* role;      /* "data", "values", ... */
@@ -123,18 +120,14 @@ typedef struct {
 /* Adds one object. encoding: "raw", "zstd" or "z4ai"; level: 0 for the
  * encoding's default (zstd's 3, the z4ai codec's own), else a zstd level
  * (-7..22; 1..22 for z4ai); digest: NULL, "sha256" or "crc32c". */
-int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape, size_t ndim,
-                  const zt_component_input* components, size_t num_components, const char* encoding, int level,
-                  const char* digest);
+ZT_API int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape,
+                         size_t ndim, const zt_component_input* components, size_t num_components,
+                         const char* encoding, int level, const char* digest);
 /* Writes manifest and footer and publishes the file atomically. The handle
  * must still be released with zt_writer_free. */
-int zt_writer_finish(zt_writer* writer);
+ZT_API int zt_writer_finish(zt_writer* writer);
 /* Frees the handle; an unfinished file is discarded. */
-void zt_writer_free(zt_writer* writer);
-
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
+ZT_API void zt_writer_free(zt_writer* writer);
 
 #ifdef __cplusplus
 }

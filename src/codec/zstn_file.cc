@@ -22,8 +22,8 @@
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
 #include "z4ai/zstn.h"
-#include "ztensor/atomic_file.h"
-#include "ztensor/mapped_file.h"
+#include "common/atomic_file.h"
+#include "common/mapped_file.h"
 
 namespace z4ai::zstn {
 namespace {

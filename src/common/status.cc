@@ -34,6 +34,11 @@ const char* error_code_name(ErrorCode code) {
   return "unknown_error";
 }
 
+const Status& ok_status() {
+  static const Status kOk;
+  return kOk;
+}
+
 namespace {
 
 // Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no

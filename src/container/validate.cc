@@ -1,6 +1,6 @@
 #include "container/validate.h"
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "container/limits.h"
 
 namespace zt {

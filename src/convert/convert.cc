@@ -16,7 +16,7 @@
 #include "convert/shard_index.h"
 #include "convert/zt_index_source.h"
 #include "remote/http_byte_source.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 #include "ztensor/sharded_writer.h"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "convert/shard_index.h"
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 #include "ztensor/convert.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 
 namespace zt {
 namespace {

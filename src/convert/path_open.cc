@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "remote/http_byte_source.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 
 namespace zt {
 namespace {

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "convert/shard_index.h"
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace zt {
 namespace {

@@ -26,8 +26,7 @@ ALLOWED = {
     "core": {"common", "container", "codec", "remote", "convert", "capi", "core"},
 }
 LAYER_OF_PUBLIC = {
-    "common": ["status", "error_codes", "export", "atomic_file", "mapped_file", "shape_text", "checked_math",
-               "page_advice", "byte_source"],
+    "common": ["status", "error_codes", "export", "byte_source", "files", "buffers"],
     "container": ["dtype", "value", "manifest", "reader", "writer", "source", "blob_codec"],
     "convert": ["convert", "gguf", "numpy_format", "onnx_format", "pytorch_format", "z4ai_encoding",
                 "sharded_writer"],

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "remote/http_byte_source.h"
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "convert/gguf/gguf_file.h"
 #include "ztensor/reader.h"
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "convert/gguf/gguf_file.h"
 #include "convert/gguf/gguf_limits.h"
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "remote/http_byte_source.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/numpy/npy_array.h"
 #include "ztensor/numpy_format.h"

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/numpy/inflate.h"
 #include "convert/numpy/npy_array.h"

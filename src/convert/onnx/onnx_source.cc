@@ -6,7 +6,7 @@
 // (OperatorSetIdProto: domain 1, version 2), metadata_props 14.
 #include <cstring>
 
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/onnx/external_data.h"
 #include "convert/onnx/onnx_graph.h"

@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "common/byteswap.h"
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/pytorch/torch_view_bits.h"
 #include "convert/pytorch/torch_zip.h"
