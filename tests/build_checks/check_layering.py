@@ -34,6 +34,7 @@ LAYER_OF_PUBLIC = {
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 OBJECT_LIBRARY = re.compile(r"add_library\((zt_\w+)\s+OBJECT\s+([^)]*)\)")
+SOURCES = re.compile(r"target_sources\((zt_\w+)\s+([^)]*)\)")
 LINKS = re.compile(r"target_link_libraries\((zt_\w+)\s+([^)]*)\)")
 
 
@@ -100,12 +101,17 @@ def included_layers(root: pathlib.Path, sources) -> set:
 
 def link_errors(root: pathlib.Path) -> list:
     targets, links = {}, {}
-    for cmake in (root / "src").rglob("CMakeLists.txt"):
-        text = re.sub(r"#.*", "", cmake.read_text())
+    cmakes = [(cmake, re.sub(r"#.*", "", cmake.read_text())) for cmake in (root / "src").rglob("CMakeLists.txt")]
+    for cmake, text in cmakes:
         for name, sources in OBJECT_LIBRARY.findall(text):
             targets[name] = (layer_of_file(root, cmake), [cmake.parent / s for s in sources.split()])
+    for cmake, text in cmakes:
+        for name, sources in SOURCES.findall(text):  # a subfolder adding sources to its layer's target
+            if name in targets:
+                targets[name][1].extend(cmake.parent / s for s in sources.split()
+                                        if s not in ("PRIVATE", "PUBLIC", "INTERFACE"))
         for name, deps in LINKS.findall(text):
-            links.setdefault(name, set()).update(d for d in deps.split() if d in targets or d.startswith("zt_"))
+            links.setdefault(name, set()).update(d for d in deps.split() if d.startswith("zt_"))
     errors = []
     for name, (layer, sources) in sorted(targets.items()):
         used = included_layers(root, sources) - {layer}
