@@ -11,7 +11,7 @@ interpreter and its site-packages cost before the package is imported (our
 venv sees the system's, the peer's does not).
 
     python bench/chunked_bench.py --ours-python .venv/bin/python \
-        --input minilm --input /work/corpus/crepe-cnn-fp32.bin --rounds 3
+        --input minilm --input crepe-cnn-fp32.bin --rounds 3
 
 Prints one line per (input, op, threads): medians and ours/PyPI ratios.
 """

@@ -12,7 +12,7 @@ tied, opaque), synthetic gaussian and repeated ones; fine-tune pairs for the
 delta codecs. Codecs: ours (`z4ai` default, auto=False, "balanced", "max",
 `z4ai.chunked`), `zipnn`, PyPI `z4ai` 0.2.0 (default, max, chunked), zstd
 -3/-19, brotli 11. Peak memory of both chunked paths is measured in fresh
-child processes. Targets: issue 11's rules, per cell (targets()). Our `z4ai` and the PyPI one share an import name, so every codec
+child processes. Targets: the codec's size and speed rules, per cell (targets()). Our `z4ai` and the PyPI one share an import name, so every codec
 runs in a long-lived worker process (bench/codec_peers/worker.py) inside its
 own interpreter; requests are interleaved entry by entry so all codecs see
 the same machine load. Every round trip is checked byte for byte.
@@ -88,7 +88,7 @@ SINGLE_THREADED = {"brotli-11"}
 # ours "balanced" (judged against default and max at the same count). Ours "max" is
 # timed at every count: its per-core speed is a target.
 ALL_CORES_ONLY = {"pypi-z4ai-max", "pypi-z4ai", "z4ai-balanced"}
-# Peak memory of z4ai.chunked against PyPI's (issue 11 item 5): the whole-model entries
+# Peak memory of z4ai.chunked against PyPI's (target 5): the whole-model entries
 # it is measured on, one fresh child process per (codec, direction, threads).
 PEAK_ENTRIES = ("crepe-cnn-fp32", "minilm-bf16", "nudenet-detector-fp32")
 PEAK_ENTRIES_QUICK = ("mtcnn-detector-bf16",)
@@ -193,7 +193,7 @@ def _rule(item, desc, rows, op, limit, missing, geomean_limit=None) -> dict:
 
 
 def targets(entries, results, deltas, thread_list, peaks=None) -> List[dict]:
-    """Issue 11's rules, each computed per cell (entry x thread count) at equal threads."""
+    """The codec's size and speed rules, each computed per cell (entry x thread count) at equal threads."""
     real = [e["name"] for e in entries if e["group"] in ("real", "real-small")]
     structured = [e["name"] for e in entries if e["group"] == "structured"]
     floats = {e["name"] for e in entries if e["dtype"] != "raw"}
@@ -276,7 +276,7 @@ def targets(entries, results, deltas, thread_list, peaks=None) -> List[dict]:
                          "value": a[direction]["peak_over_input"] / max(1, b[direction]["peak_over_input"]),
                          "ours": a[direction]["peak_over_input"], "peer": b[direction]["peak_over_input"]})
         out.append(_rule("5", f"chunked {direction} peak memory <= PyPI chunked's (ours/peer)", rows, "le", 1.0, missing))
-    # Kept from issue 3: repeated structure and the model delta.
+    # Older rules kept: repeated structure and the model delta.
     speeds("-", "repeated structure: ratio >= PyPI z4ai's (ours/theirs)", "z4ai", "pypi-z4ai",
            [n for n in ("repeated-bf16", "tied-embedding-bf16") if n in names], "ratio")
     md = [d for d in deltas if d["name"] == "model-delta-2pct" and d["impl"] == "ours" and "error" not in d]

@@ -1,6 +1,6 @@
 """effort="balanced"/"max" against PyPI z4ai 0.2.0 effort="max", interleaved.
 
-Usage: ZT_PEER_VENVS=/work/peers python bench/max_tier_bench.py [--rounds 3] FILE...
+Usage: python bench/max_tier_bench.py [--rounds 3] FILE...
 Each FILE holds one dtype's float weights back to back and ends in -fp32.bin,
 -bf16.bin or -fp16.bin. Per entry and round, ours (this interpreter, threads=1)
 and PyPI max (its own venv, a fresh process) run in alternating order; the
@@ -45,7 +45,9 @@ def main():
     ap.add_argument("--efforts", default="default,balanced,max")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    peer = os.path.join(os.environ.get("ZT_PEER_VENVS", "/work/peers"), "bench-z4ai", "bin", "python")
+    peers = os.environ.get("ZT_PEER_VENVS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                                                         "peers"))  # bench/setup_peers.sh
+    peer = os.path.join(peers, "bench-z4ai", "bin", "python")
     for path in a.files:
         dtype = os.path.basename(path).rsplit("-", 1)[1].split(".")[0]
         data = open(path, "rb").read()

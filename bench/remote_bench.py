@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Remote reads (issue 10 section 2): a .zt file served by nginx on loopback.
+"""Remote reads: a .zt file served by nginx on loopback.
 
 Measured, medians of --reps:
   curl      `curl -s -o /dev/null URL`: the whole file, the reference.

@@ -15,5 +15,5 @@ make_venv() {
 }
 make_venv bench-z4ai "z4ai==0.2.0" numpy
 make_venv bench-zipnn zipnn numpy zstandard "torch==2.13.0"
-make_venv zt212 "ztensor==2.1.2" numpy  # issue 4 peer: bench/formats_bench.py
+make_venv zt212 "ztensor==2.1.2" numpy  # the previous major release, a peer of bench/formats_bench.py
 echo "peer venvs ready in $venvs"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Peak memory of `zt compress` / `zt decompress` for .zt and .zstn (issue 14).
+"""Peak memory of `zt compress` / `zt decompress` for .zt and .zstn: both must stay
+bounded whatever the model size.
 
 Writes a synthetic safetensors model (weight-like float32 tensors of 64 MiB, or
 --tensor-mib),
@@ -10,7 +11,7 @@ Prints one Markdown table row per command.
 
     python bench/zstn_memory_bench.py --zt build/cli/zt            # 1 GiB
     python bench/zstn_memory_bench.py --zt build/cli/zt --tensor-mib 1024   # one 1 GiB tensor
-    python bench/zstn_memory_bench.py --zt build/cli/zt --size-gib 10 --dir /big/disk
+    python bench/zstn_memory_bench.py --zt build/cli/zt --size-gib 10 --dir DIR
 """
 
 from __future__ import annotations

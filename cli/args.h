@@ -29,7 +29,7 @@ struct ParsedArgs {
 // *error for an unknown option, a missing value, or a repeated option.
 bool parse_args(std::span<char* const> args, std::span<const OptionSpec> spec, ParsedArgs* out, std::string* error);
 
-// Exit codes of `zt` (issue 2): 0 ok, 1 bad input, 2 usage error.
+// Exit codes of `zt`: 0 ok, 1 bad input, 2 usage error.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "codec_job.h"
+#include "ztensor/files.h"
 #include "commands.h"
 #include "dask_handoff.h"
 #include "progress.h"
@@ -91,11 +92,11 @@ const char* encoding_text(Encoding e) {
 
 int compress_to_zstn(const std::string& in, const std::string& out, const Settings& s, bool json) {
   const auto start = std::chrono::steady_clock::now();
-  auto mapped = map_input(in);
+  auto mapped = map_file(in);
   if (!mapped.ok()) return status_error(mapped.status());
-  const auto bytes = mapped.value()->bytes();
+  const auto bytes = mapped->bytes;
   // Count tensors (and validate the header) before the long codec call.
-  auto source = open_safetensors_memory(bytes, mapped.value());
+  auto source = open_safetensors_memory(bytes, mapped->owner);
   if (!source.ok()) return status_error(source.status());
   const uint64_t tensors = source.value()->manifest().objects.size();
 
@@ -153,7 +154,7 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   const auto start = std::chrono::steady_clock::now();
   ConvertOptions options;
   options.encoding = s.encoding;
-  options.level = s.level_given ? s.level : (s.encoding == Encoding::z4ai ? -1 : 3);
+  options.level = s.level_given ? s.level : kDefaultLevel;
   options.effort = static_cast<uint8_t>(s.effort);
   options.digest = s.digest;
   ConvertStats stats;

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "codec_job.h"
+#include "ztensor/files.h"
 #include "commands.h"
 #include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
@@ -135,9 +136,9 @@ int cmd_decompress(std::span<char* const> args) {
       return usage_error("decompress", "--threads must be an integer from 0 to " + std::to_string(kMaxThreads) +
                                            ", not '" + *t + "'");
 
-  auto mapped = map_input(in);
+  auto mapped = map_file(in);
   if (!mapped.ok()) return status_error(mapped.status());
-  const auto bytes = mapped.value()->bytes();
+  const auto bytes = mapped->bytes;
   if (z4ai::zstn::is_zstn(bytes)) return decompress_zstn(in, bytes, out, threads, a.has("json"));
   if (z4ai::is_model_delta(bytes))
     return status_error(Status(ErrorCode::invalid_argument,

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "args.h"
-#include "z4ai/model_delta_format.h"
 #include "codec_job.h"
+#include "ztensor/files.h"
 #include "commands.h"
 #include "z4ai/model_delta.h"
 #include "ztensor/convert.h"
@@ -74,27 +74,27 @@ int make_delta(const std::string& base_path, const std::string& target_path, con
   const auto start = std::chrono::steady_clock::now();
   for (const auto& [role, path] : {std::pair{"BASE", base_path}, std::pair{"TARGET", target_path}})
     if (Status s = require_safetensors(role, path); !s.ok()) return status_error(s);
-  auto base = map_input(base_path);
+  auto base = map_file(base_path);
   if (!base.ok()) return status_error(base.status());
-  auto target = map_input(target_path);
+  auto target = map_file(target_path);
   if (!target.ok()) return status_error(target.status());
-  const auto target_bytes = target.value()->bytes();
+  const auto target_bytes = target->bytes;
 
   std::vector<uint8_t> frame;
   Status st = run_with_progress("delta", out, target_bytes.size(), [&]() -> Status {
-    ZT_ASSIGN_OR_RETURN(frame, z4ai::compress_model_delta(target_bytes, base.value()->bytes(), options));
-    return write_atomically(out, frame);
+    ZT_ASSIGN_OR_RETURN(frame, z4ai::compress_model_delta(target_bytes, base->bytes, options));
+    return write_file_atomically(out, frame);
   });
   if (!st.ok()) return status_error(st);
 
-  auto layout = z4ai::detail::parse_model_delta(frame);
-  if (!layout.ok()) return status_error(layout.status());  // a frame we just wrote: never expected
+  auto contents = z4ai::list_model_delta(frame);
+  if (!contents.ok()) return status_error(contents.status());  // a frame we just wrote: never expected
   uint64_t copy = 0, delta = 0, full = 0;
-  for (const auto& e : layout->entries) {
-    if (e.name.empty()) continue;  // bytes between tensors
-    (e.kind == z4ai::detail::ModelDeltaKind::copy    ? copy
-     : e.kind == z4ai::detail::ModelDeltaKind::delta ? delta
-                                                    : full)++;
+  for (const z4ai::ModelDeltaPiece& p : contents->pieces) {
+    if (p.name.empty()) continue;  // bytes between tensors
+    (p.kind == z4ai::ModelDeltaPiece::Kind::copy    ? copy
+     : p.kind == z4ai::ModelDeltaPiece::Kind::delta ? delta
+                                                   : full)++;
   }
   JobReport r;
   r.command = "delta";
@@ -107,7 +107,7 @@ int make_delta(const std::string& base_path, const std::string& target_path, con
   r.tensors = copy + delta + full;
   r.seconds = seconds_since(start);
   r.extra["base"] = base_path;
-  r.extra["base_digest"] = digest_hex(layout->base_digest);
+  r.extra["base_digest"] = digest_hex(contents->base_digest);
   r.extra["copy"] = copy;
   r.extra["delta"] = delta;
   r.extra["full"] = full;
@@ -120,9 +120,9 @@ int make_delta(const std::string& base_path, const std::string& target_path, con
 int apply_delta(const std::string& base_path, const std::string& delta_path, const std::string& out,
                 unsigned threads, bool json) {
   const auto start = std::chrono::steady_clock::now();
-  auto delta = map_input(delta_path);
+  auto delta = map_file(delta_path);
   if (!delta.ok()) return status_error(delta.status());
-  const auto frame = delta.value()->bytes();
+  const auto frame = delta->bytes;
   if (!z4ai::is_model_delta(frame))
     return status_error(Status(ErrorCode::bad_magic, "DELTA '" + delta_path +
                                                          "' is not a model delta (no Z4DM magic); make one with "
@@ -130,12 +130,12 @@ int apply_delta(const std::string& base_path, const std::string& delta_path, con
   auto info = z4ai::peek_model_delta(frame);
   if (!info.ok())
     return status_error(Status(info.status().code(), "DELTA '" + delta_path + "': " + info.status().message()));
-  auto base = map_input(base_path);
+  auto base = map_file(base_path);
   if (!base.ok()) return status_error(base.status());
 
   std::vector<uint8_t> target;
   Status st = run_with_progress("applying delta", out, info->target_length, [&]() -> Status {
-    auto r = z4ai::decompress_model_delta(frame, base.value()->bytes(), threads);
+    auto r = z4ai::decompress_model_delta(frame, base->bytes, threads);
     if (!r.ok()) {
       if (r.status().code() == ErrorCode::digest_mismatch)
         return Status(ErrorCode::digest_mismatch,
@@ -145,7 +145,7 @@ int apply_delta(const std::string& base_path, const std::string& delta_path, con
       return Status(r.status().code(), "DELTA '" + delta_path + "': " + r.status().message());
     }
     target = std::move(r).value();
-    return write_atomically(out, target);
+    return write_file_atomically(out, target);
   });
   if (!st.ok()) return status_error(st);
 

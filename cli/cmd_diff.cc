@@ -11,7 +11,6 @@
 
 #include "args.h"
 #include "commands.h"
-#include "ztensor/checked_math.h"
 #include "describe.h"
 #include "table.h"
 #include "elements.h"
@@ -63,7 +62,7 @@ Status compare_numeric(const OpenedFile& fa, const Object& a, const OpenedFile& 
   const Component& cb = *b.find("data");
   ZT_ASSIGN_OR_RETURN(ComponentBytes ba, fa.read(a, "data"));
   ZT_ASSIGN_OR_RETURN(ComponentBytes bb, fb.read(b, "data"));
-  auto count = checked_product(a.shape);
+  auto count = element_count(a.shape);
   const uint64_t ra = logical_type_ratio(ca.type), rb = logical_type_ratio(cb.type);
   if (!count || ra != rb) {
     d.equal = false;

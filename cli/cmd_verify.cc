@@ -10,7 +10,7 @@
 #include "describe.h"
 #include "progress.h"
 #include "codec_job.h"
-#include "z4ai/model_delta_format.h"
+#include "ztensor/files.h"
 #include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
 
@@ -117,11 +117,11 @@ Status verify_zstn(const std::string& path, VerifyResult* r) {
 // payloads decode only against the base (zt delta --apply).
 Status verify_z4dm(const std::string& path, std::span<const uint8_t> frame, VerifyResult* r) {
   r->format = "z4dm";
-  auto layout = z4ai::detail::parse_model_delta(frame);
-  if (!layout.ok()) return Status(layout.status().code(), "'" + path + "': " + layout.status().message());
-  for (const auto& e : layout->entries) r->objects += e.name.empty() ? 0 : 1;
-  r->components = layout->entries.size();
-  r->digests = layout->pypi_layout ? 0 : 1;  // PyPI z4ai 0.x frames carry no trailer digest
+  auto contents = z4ai::list_model_delta(frame);
+  if (!contents.ok()) return Status(contents.status().code(), "'" + path + "': " + contents.status().message());
+  for (const z4ai::ModelDeltaPiece& p : contents->pieces) r->objects += p.name.empty() ? 0 : 1;
+  r->components = contents->pieces.size();
+  r->digests = contents->pypi_layout ? 0 : 1;  // PyPI z4ai 0.x frames carry no trailer digest
   return Status::Ok();
 }
 
@@ -134,8 +134,8 @@ bool starts_with_zstn(const std::string& path) {
 Status verify_path(const std::string& path, VerifyResult* r) {
   if (!is_remote_url(path)) {  // .zstn and model deltas are local files only
     if (starts_with_zstn(path)) return verify_zstn(path, r);  // sniffed without mapping: the file may shrink
-    ZT_ASSIGN_OR_RETURN(auto mapped, map_input(path));
-    if (z4ai::is_model_delta(mapped->bytes())) return verify_z4dm(path, mapped->bytes(), r);
+    ZT_ASSIGN_OR_RETURN(auto mapped, map_file(path));
+    if (z4ai::is_model_delta(mapped.bytes)) return verify_z4dm(path, mapped.bytes, r);
   }
   ZT_ASSIGN_OR_RETURN(OpenedFile f, open_any(path));
   r->format = file_format_name(f.format);

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <map>
 
-#include "z4ai/model_delta_format.h"
 #include "codec_job.h"
+#include "ztensor/files.h"
 #include "progress.h"
 #include "table.h"
 #include "z4ai/model_delta.h"
@@ -110,13 +110,13 @@ std::string digest_hex(uint64_t d) {
 }
 
 Result<CodecFile> describe_z4dm(std::span<const uint8_t> frame) {
-  ZT_ASSIGN_OR_RETURN(z4ai::detail::ModelDeltaLayout l, z4ai::detail::parse_model_delta(frame));
+  ZT_ASSIGN_OR_RETURN(z4ai::ModelDeltaContents l, z4ai::list_model_delta(frame));
   CodecFile f;
   f.format = "z4dm";
-  f.version = z4ai::detail::kModelDeltaVersion;
+  f.version = l.version;
   f.file_size = frame.size();
-  f.data_length = l.data_len;
-  f.extra["base_data_length"] = l.base_data_len;
+  f.data_length = l.data_length;
+  f.extra["base_data_length"] = l.base_data_length;
   f.extra["base_digest"] = digest_hex(l.base_digest);
   if (l.pypi_layout) {  // written by PyPI z4ai 0.x: BLAKE2b-64 of the base data, no base length
     f.extra["layout"] = "PyPI z4ai 0.x";
@@ -124,15 +124,15 @@ Result<CodecFile> describe_z4dm(std::span<const uint8_t> frame) {
   }
   std::map<std::string, HeaderTensor> header;
   ZT_RETURN_IF_ERROR(parse_header(l.header, &header, &f.metadata));
-  for (const auto& e : l.entries) {
-    if (e.name.empty()) continue;  // bytes between tensors
+  for (const z4ai::ModelDeltaPiece& p : l.pieces) {
+    if (p.name.empty()) continue;  // bytes between tensors
     CodecTensor t;
-    t.name = e.name;
-    t.length = e.dest_end - e.dest_begin;
-    t.stored = e.frame.size();
-    t.kind = e.kind == z4ai::detail::ModelDeltaKind::copy    ? "copy"
-             : e.kind == z4ai::detail::ModelDeltaKind::delta ? "delta"
-                                                             : "full";
+    t.name = p.name;
+    t.length = p.length;
+    t.stored = p.stored;
+    t.kind = p.kind == z4ai::ModelDeltaPiece::Kind::copy    ? "copy"
+             : p.kind == z4ai::ModelDeltaPiece::Kind::delta ? "delta"
+                                                            : "full";
     fill_from_header(t, header);
     f.tensors.push_back(std::move(t));
   }
@@ -142,9 +142,9 @@ Result<CodecFile> describe_z4dm(std::span<const uint8_t> frame) {
 }  // namespace
 
 std::optional<Result<CodecFile>> describe_codec_file(const std::string& path) {
-  auto mapped = map_input(path);
+  auto mapped = map_file(path);
   if (!mapped.ok()) return std::nullopt;
-  const auto bytes = mapped.value()->bytes();
+  const auto bytes = mapped->bytes;
   Result<CodecFile> r = Status(ErrorCode::unsupported, "");
   if (z4ai::zstn::is_zstn(bytes)) r = describe_zstn(bytes);
   else if (z4ai::is_model_delta(bytes)) r = describe_z4dm(bytes);

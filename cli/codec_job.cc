@@ -1,30 +1,18 @@
 #include "codec_job.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <future>
 
-#include "ztensor/atomic_file.h"
 #include "ztensor/convert.h"
+#include "ztensor/files.h"
 #include "progress.h"
 
 namespace zt::cli {
-
-Result<std::shared_ptr<const MappedFile>> map_input(const std::string& path) { return MappedFile::open(path); }
-
-Status write_atomically(const std::string& path, std::span<const uint8_t> bytes) {
-  ZT_ASSIGN_OR_RETURN(auto file, AtomicFile::create(path));
-  Status s = file->write(bytes);
-  if (s.ok()) s = file->commit();
-  if (!s.ok()) file->abort();  // the destination is left untouched
-  return s;
-}
 
 uint64_t file_size(const std::string& path) {
   if (is_remote_url(path)) {
@@ -41,21 +29,6 @@ volatile std::sig_atomic_t g_signal = 0;
 
 extern "C" void on_signal(int signo) { g_signal = signo; }
 
-// AtomicFile's temporary is unnamed where the filesystem has O_TMPFILE (it
-// dies with the process); elsewhere it is "<dest>.tmp-<pid>-..." beside dest.
-void remove_temporaries(const std::string& out) {
-  if (out.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path dest(out);
-  const fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  const std::string prefix = dest.filename().string() + AtomicFile::kTempMarker + std::to_string(::getpid()) + "-";
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) == 0) fs::remove(it->path(), ec);
-  }
-}
-
 }  // namespace
 
 Status run_job(const std::string& label, const std::string& out, JobProgress& progress,
@@ -71,7 +44,7 @@ Status run_job(const std::string& label, const std::string& out, JobProgress& pr
   while (done.wait_for(kProgressRedraw) != std::future_status::ready) {
     if (g_signal != 0) {
       bar.finish();
-      remove_temporaries(out);
+      remove_own_temporaries(out);
       std::fprintf(stderr, "zt: interrupted%s%s\n", out.empty() ? "" : ", nothing written to ", out.c_str());
       std::fflush(stderr);
       std::_Exit(128 + g_signal);  // the worker is mid-call and cannot be joined

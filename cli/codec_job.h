@@ -1,6 +1,6 @@
-// Shared plumbing of `zt compress`, `decompress` and `delta`: reading whole
-// inputs, publishing outputs atomically, running one codec call under a
-// progress line, and the summary every command prints (text or --json).
+// Shared plumbing of `zt compress`, `decompress` and `delta`: running one
+// codec call under a progress line, and the summary every command prints
+// (text or --json). Whole inputs and outputs go through ztensor/files.h.
 #pragma once
 
 #include <atomic>
@@ -13,19 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ztensor/mapped_file.h"
 #include "ztensor/status.h"
 
 namespace zt::cli {
 
 using ojson = nlohmann::ordered_json;
-
-// Maps `path` read-only. Errors: io_error naming the file.
-Result<std::shared_ptr<const MappedFile>> map_input(const std::string& path);
-
-// Writes `bytes` to a temporary beside `path` and renames it into place, so
-// on any error nothing appears at `path`. Errors: io_error.
-Status write_atomically(const std::string& path, std::span<const uint8_t> bytes);
 
 // Bytes of a file, or of the file at an http(s) URL (one small request); 0
 // when it cannot be told.
@@ -48,7 +40,7 @@ struct JobProgress {
 
 // Runs `work` on a worker thread while this thread draws the progress line
 // labelled `label` (only on a terminal, only after a second). On SIGINT or
-// SIGTERM it removes the temporaries of `out` (AtomicFile's "OUT.tmp-*"; the
+// SIGTERM it removes the temporaries of `out` (remove_own_temporaries; the
 // worker cannot be stopped mid-frame) and exits with 128 + the signal.
 Status run_job(const std::string& label, const std::string& out, JobProgress& progress,
                const std::function<Status()>& work);

@@ -50,10 +50,9 @@ std::string request_json(const std::string& in, const std::string& out, const Co
                          const std::string& scheduler) {
   static constexpr const char* kEfforts[] = {"fast", "balanced", "max"};
   json j = {{"scheduler", scheduler}, {"src", in}, {"dst", out}, {"compression", encoding_name(o.encoding)}};
-  // The level the C++ converter got; z4ai's -1 is "the codec's default",
-  // which Python spells None.
-  j["level"] = o.encoding == Encoding::raw || (o.encoding == Encoding::z4ai && o.level == -1) ? json(nullptr)
-                                                                                               : json(o.level);
+  // The level the C++ converter got; kDefaultLevel ("the encoding's
+  // default") Python spells None.
+  j["level"] = o.encoding == Encoding::raw || o.level == kDefaultLevel ? json(nullptr) : json(o.level);
   j["effort"] = o.encoding == Encoding::z4ai && o.effort < 3 ? json(kEfforts[o.effort]) : json(nullptr);
   j["checksum"] = o.digest == DigestAlgo::sha256   ? json("sha256")
                   : o.digest == DigestAlgo::crc32c ? json("crc32c")

@@ -1,12 +1,12 @@
 // Plain-text output shared by the commands: column-aligned tables (shapes
-// print with zt::shape_text, common/shape_text.h).
+// print with zt::shape_text, ztensor/manifest.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "ztensor/shape_text.h"
+#include "ztensor/manifest.h"
 
 namespace zt::cli {
 

@@ -6,8 +6,9 @@ include(GNUInstallDirs)
 install(TARGETS ztensor ztensor_static
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The headers and the error list they include (ztensor/error_codes.def).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 
 # ztensor.pc finds its prefix from its own place (${pcfiledir}), so `cmake --install --prefix DIR`
 # and a moved tree both work. Requires.private/Libs.private are what a static link (libztensor.a)

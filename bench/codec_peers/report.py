@@ -169,7 +169,7 @@ def markdown(report, pngs, img_rel="img") -> str:
     for k, w in report["workers"].items():
         if w.get("versions"):
             L.append(f"- Worker `{k}`: " + ", ".join(f"{a} {b}" for a, b in w["versions"].items()))
-    L += ["", "## Targets (issue 11), per cell at equal threads", ""] + targets_table(report)
+    L += ["", "## Targets, per cell at equal threads", ""] + targets_table(report)
     L += ["", "Sizes compare compressed bytes (ours/peer; frames do not depend on threads, so one cell per "
           "entry); speeds compare MB/s (ours/peer), one cell per entry and thread count. Every cell must hold "
           "(the geo-mean row: the geo-mean decides). Real = every real-model entry (whole, per-tensor, small); "

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Structured inputs: our default z4ai against zipnn 0.5.4, interleaved.
 
-    ZT_PEER_VENVS=/work/peers python bench/micro/structured_bench.py [--rounds 3] [--mib 16] [--only int4]
+    python bench/micro/structured_bench.py [--rounds 3] [--mib 16] [--only int4]
 
-The kinds the issue-11 speed target names (dequantised int8/int4 weights in
+The kinds the codec's speed target names (dequantised int8/int4 weights in
 fp32 and bf16, 50 % pruned fp32, fp8 e4m3, tied copies, opaque quantised
 bytes) are written to a scratch directory from seeded generators (the corpus
 ones where they exist), then one worker per interpreter (the codec bench's
@@ -30,6 +30,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = os.path.join(HERE, "..", "codec_peers")
 sys.path.insert(0, PEERS)
 import corpus  # noqa: E402
+
+
+def peer_venvs() -> str:
+    """Where bench/setup_peers.sh made the peers' venvs: $ZT_PEER_VENVS, else build/peers."""
+    return os.environ.get("ZT_PEER_VENVS", os.path.join(HERE, "..", "..", "build", "peers"))
 
 MIB = 1 << 20
 
@@ -96,9 +101,8 @@ def main() -> int:
     ap.add_argument("--only")
     ap.add_argument("--threads", default="1,2")
     args = ap.parse_args()
-    peers = os.environ.get("ZT_PEER_VENVS", "/work/peers")
     ours = Worker(sys.executable)
-    zipnn = Worker(os.path.join(peers, "bench-zipnn", "bin", "python"))
+    zipnn = Worker(os.path.join(peer_venvs(), "bench-zipnn", "bin", "python"))
     rows = []
     with tempfile.TemporaryDirectory() as root:
         for name, dtype, path in make_inputs(root, args.mib, args.only):

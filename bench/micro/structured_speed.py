@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Corpus entries: our default z4ai against zipnn 0.5.4, speed per cell, interleaved.
 
-    ZT_PEER_VENVS=/work/peers python bench/micro/structured_speed.py [--rounds 3] [--reps 3] [--base PY] [name-substring ...]
+    python bench/micro/structured_speed.py [--rounds 3] [--reps 3] [--base PY] [--corpus INDEX] [name-substring ...]
 
-Times the corpus entries the issue-11 speed target names (structured and the
+Times the corpus entries the codec's speed target names (structured and the
 slow real ones; per-tensor entries compress each segment alone) through the
 codec bench's worker.py, one worker per interpreter, at 1 and 2 threads.
 Rounds alternate ours and zipnn per cell so both see the same machine load;
@@ -12,6 +12,10 @@ ratios ours / zipnn (> 1 = ours faster; size < 1 = ours smaller). zipnn gets
 opaque ("raw") bytes as fp8, like the codec bench does. --base PY adds a
 third worker: our z4ai as installed for interpreter PY (e.g. a venv built from
 an earlier commit), interleaved the same way, for before/after ratios.
+The corpus is the codec bench's (codec_peers/corpus.py), built into a
+temporary folder unless --corpus names the index.json of one kept from an
+earlier run. zipnn comes from $ZT_PEER_VENVS (default build/peers, made by
+bench/setup_peers.sh).
 """
 
 from __future__ import annotations
@@ -21,14 +25,14 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from structured_bench import Worker  # noqa: E402
-
-CORPUS = "/work/corpus/index.json"
+from structured_bench import Worker, peer_venvs  # noqa: E402
+import corpus  # noqa: E402  (codec_peers/, on the path since structured_bench)
 # The entries the speed target lists (structured ones, then the real ones below 1.0x decompress).
 DEFAULT = ("opaque-tokenizer", "tied-embedding-bf16", "sparse50-fp32", "fp8-e4m3",
            "mtcnn-detector-fp32", "mtcnn-detector-bf16", "nudenet-detector-fp32",
@@ -41,18 +45,25 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--corpus", default=CORPUS)
+    ap.add_argument("--corpus", help="index.json of a corpus built before (default: build one now)")
     ap.add_argument("--base", help="python whose z4ai is the 'before' build")
     args = ap.parse_args()
-    with open(args.corpus) as f:
-        entries = json.load(f)["entries"]
+    with tempfile.TemporaryDirectory(prefix="structured-speed-") as scratch:
+        if args.corpus:
+            with open(args.corpus) as f:
+                entries = json.load(f)["entries"]
+        else:
+            entries = corpus.build(scratch, quick=False)["entries"]
+        return run(args, entries)
+
+
+def run(args, entries) -> int:
     if args.names:
         sel = [e for e in entries if any(n in e["name"] for n in args.names)]
     else:
         sel = [e for n in DEFAULT for e in entries if e["name"] == n]
-    peers = os.environ.get("ZT_PEER_VENVS", "/work/peers")
     ours = Worker(sys.executable)
-    zipnn = Worker(os.path.join(peers, "bench-zipnn", "bin", "python"))
+    zipnn = Worker(os.path.join(peer_venvs(), "bench-zipnn", "bin", "python"))
     workers = {"z4ai": (ours, "z4ai"), "zipnn": (zipnn, "zipnn")}
     if args.base:
         workers["base"] = (Worker(args.base), "z4ai")

@@ -9,9 +9,7 @@
 
 #include "z4ai/codec.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace z4ai::chunked {
 
 inline constexpr uint64_t kDefaultChunkSize = 2097152;  // "chunk_size=2097152"
@@ -55,4 +53,3 @@ zt::Result<uint64_t> decoded_length(std::span<const uint8_t> frame);
 bool is_chunked_frame(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai::chunked
-ZT_API_END

@@ -7,6 +7,10 @@
 //
 // Output is byte-identical for any `threads` value: chunk boundaries are fixed
 // by the frame, threads only share out the chunks.
+//
+// compress, decompress, decompress_into and peek (ZT_API) are exported by
+// libztensor.so as well; the rest of this header is for programs that link
+// the static library (docs/architecture.md, "ABI").
 #pragma once
 
 #include <cstdint>
@@ -16,10 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ztensor/status.h"
 #include "ztensor/export.h"
+#include "ztensor/status.h"
 
-ZT_API_BEGIN
 namespace z4ai {
 
 // Element type codes stored in the frame header (append, never renumber).
@@ -85,7 +88,7 @@ inline constexpr uint64_t kMaxFrameOriginalBytes = uint64_t{1} << 40;
 // Compresses `data` into a Z4AI (effort fast) or ZARA frame.
 // invalid_argument for an unknown dtype or a bad level; limit_exceeded when
 // data is larger than kMaxFrameOriginalBytes.
-zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& options);
+ZT_API zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& options);
 
 // Same as compress() but the frame goes to memory from `alloc(size)`, called
 // once when the size is known (nullptr: limit_exceeded). Lets a caller such
@@ -107,18 +110,18 @@ zt::Status check_max_output(std::string_view what, uint64_t declared, uint64_t m
 // length are checked against the stored bytes before the output is
 // allocated), limit_exceeded for a declared length over `max_output`,
 // digest_mismatch when the decoded bytes do not hash to the stored XXH3-64.
-zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0,
-                                            uint64_t max_output = kNoOutputLimit);
+ZT_API zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0,
+                                                   uint64_t max_output = kNoOutputLimit);
 
 // Same as decompress() but writes into `out`, which must be exactly
 // peek(frame)->original_length bytes (length_mismatch otherwise).
-zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
+ZT_API zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
 
 // Reads the header of any z4ai frame (Z4AI, ZARA, Z4AIMF01, delta) and
 // checks its chunk table against the bytes it holds, without decoding: a
 // caller may allocate original_length bytes once it succeeds. bad_magic if it
 // is none of them.
-zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
+ZT_API zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
 
 // True if `bytes` starts with the magic of any z4ai frame.
 bool is_z4ai_frame(std::span<const uint8_t> bytes);
@@ -128,4 +131,3 @@ bool is_z4ai_frame(std::span<const uint8_t> bytes);
 bool is_pypi_z4ai_frame(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai
-ZT_API_END

@@ -10,9 +10,7 @@
 
 #include "z4ai/codec.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace z4ai {
 
 // The reference may be shorter or longer than `current`; bytes past its end
@@ -33,4 +31,3 @@ zt::Status decompress_delta_into(std::span<const uint8_t> frame, std::span<const
 bool is_delta_frame(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai
-ZT_API_END

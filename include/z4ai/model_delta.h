@@ -10,13 +10,12 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "z4ai/codec.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace z4ai {
 
 struct ModelDeltaOptions {
@@ -54,5 +53,31 @@ zt::Result<ModelDeltaInfo> peek_model_delta(std::span<const uint8_t> frame);
 
 bool is_model_delta(std::span<const uint8_t> bytes);
 
+// One piece of a model delta's target, in data-buffer order: the pieces
+// tile the target's data buffer.
+struct ModelDeltaPiece {
+  enum class Kind : uint8_t { copy, delta, full };
+  std::string name;     // the tensor; "" for bytes between tensors
+  Kind kind = Kind::full;
+  uint64_t length = 0;  // bytes it decodes to
+  uint64_t stored = 0;  // bytes of its inner frame (0 for copy)
+};
+
+// What a model delta frame holds, for tools that list it (`zt info`, `zt verify`).
+struct ModelDeltaContents {
+  unsigned version = 0;
+  std::span<const uint8_t> header;  // the target's JSON header, a view into the frame
+  uint64_t data_length = 0;         // bytes of the target's data buffer
+  uint64_t base_data_length = 0;    // of the base it needs (0 in the PyPI layout)
+  // XXH3-64 of the base's data buffer; in the PyPI layout the first 8 bytes
+  // of a BLAKE2b of it, big-endian.
+  uint64_t base_digest = 0;
+  bool pypi_layout = false;  // written by PyPI z4ai 0.x: decoded, but no trailer digest
+  std::vector<ModelDeltaPiece> pieces;
+};
+
+// The frame's structure, checked as peek_model_delta() checks it; no payload
+// is decoded. Errors: those of peek_model_delta().
+zt::Result<ModelDeltaContents> list_model_delta(std::span<const uint8_t> frame);
+
 }  // namespace z4ai
-ZT_API_END

@@ -11,9 +11,7 @@
 
 #include "z4ai/codec.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace z4ai::zstn {
 
 inline constexpr uint8_t kVersion = 3;
@@ -98,4 +96,3 @@ zt::Result<std::vector<IndexEntry>> parse_index(std::span<const uint8_t> index, 
 bool is_zstn(std::span<const uint8_t> bytes);
 
 }  // namespace z4ai::zstn
-ZT_API_END

@@ -13,9 +13,7 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 struct ComponentSpec;
@@ -38,4 +36,3 @@ void register_blob_codec(Encoding encoding, std::shared_ptr<const BlobCodec> cod
 std::shared_ptr<const BlobCodec> find_blob_codec(Encoding encoding);
 
 }  // namespace zt
-ZT_API_END

@@ -11,9 +11,7 @@
 #include <string>
 
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class ByteSource {
@@ -35,4 +33,3 @@ class ByteSource {
 };
 
 }  // namespace zt
-ZT_API_END

@@ -15,9 +15,7 @@
 #include "ztensor/source.h"
 #include "ztensor/status.h"
 #include "ztensor/writer.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // safetensors_index: a sharded model's `model.safetensors.index.json`;
@@ -106,7 +104,7 @@ using EncodedObjectFn = std::function<Result<std::vector<EncodedComponent>>(size
 
 struct ConvertOptions {
   Encoding encoding = Encoding::raw;  // raw, zstd or z4ai (once registered) for .zt output
-  int level = 3;                      // zstd level (z4ai: its zstd level, -1 = codec default)
+  int level = kDefaultLevel;          // the encoding's level (kDefaultLevel, writer.h)
   uint8_t effort = 0;                 // z4ai: 0 fast, 1 balanced, 2 max
   DigestAlgo digest = DigestAlgo::none;
   bool durable = true;                // .zt output: fsync before the atomic rename (see Writer::create)
@@ -172,7 +170,7 @@ Result<ConvertStats> convert_to_safetensors(const std::string& in, const std::st
                                             const ConvertOptions& options = {});
 Result<ConvertStats> convert_to_npz(const std::string& in, const std::string& out, const ConvertOptions& options = {});
 
-// Named forms kept for the safetensors <-> .zt directions (issue 2).
+// Named forms of the safetensors <-> .zt directions, kept for callers of earlier releases.
 inline Result<ConvertStats> convert_safetensors_to_zt(const std::string& in, const std::string& out,
                                                       const ConvertOptions& options = {}) {
   return convert_to_zt(in, out, options);
@@ -187,4 +185,3 @@ inline Result<ConvertStats> convert_zt_to_zt(const std::string& in, const std::s
 }
 
 }  // namespace zt
-ZT_API_END

@@ -5,9 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 enum class DType : uint8_t { f64, f32, f16, bf16, i64, i32, i16, i8, u64, u32, u16, u8, boolean };
@@ -39,4 +37,3 @@ DType logical_type_storage(LogicalType type);
 uint64_t logical_type_ratio(LogicalType type);
 
 }  // namespace zt
-ZT_API_END

@@ -1,7 +1,11 @@
-// ZT_API marks what libztensor.so exports: the declarations of include/.
-// Everything else is built with hidden visibility, so the shared library's
-// symbol table is its documented interface and nothing more.
-#pragma once
+/* ZT_API marks a declaration that libztensor.so exports. The library is
+ * built with hidden visibility, so its dynamic symbol table holds exactly
+ * the declarations marked here, one by one: the C API of ztensor/ztensor.h
+ * and the few C++ entry points docs/architecture.md ("ABI") lists. Every
+ * other declaration of include/ is C++ API for programs that link the
+ * static library (libztensor.a), with no ABI promise. C and C++. */
+#ifndef ZTENSOR_EXPORT_H_
+#define ZTENSOR_EXPORT_H_
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ZT_API __attribute__((visibility("default")))
@@ -9,13 +13,4 @@
 #define ZT_API
 #endif
 
-// Public headers open their declarations with ZT_API_BEGIN and close them
-// with ZT_API_END, so every class and function they declare is exported
-// without a mark on each.
-#if defined(__GNUC__) || defined(__clang__)
-#define ZT_API_BEGIN _Pragma("GCC visibility push(default)")
-#define ZT_API_END _Pragma("GCC visibility pop")
-#else
-#define ZT_API_BEGIN
-#define ZT_API_END
-#endif
+#endif /* ZTENSOR_EXPORT_H_ */

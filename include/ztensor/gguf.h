@@ -20,9 +20,7 @@
 #include "ztensor/reader.h"  // ComponentBytes
 #include "ztensor/source.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // The object format of quantized GGUF tensors.
@@ -78,4 +76,3 @@ Result<std::vector<float>> gguf_dequantize(uint32_t ggml_type, std::span<const u
 Result<std::vector<float>> gguf_dequantize_object(const TensorSource& source, const Object& object);
 
 }  // namespace zt
-ZT_API_END

@@ -11,9 +11,7 @@
 
 #include "ztensor/dtype.h"
 #include "ztensor/value.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // `unknown` is an encoding this reader cannot decode; the component stays
@@ -49,6 +47,13 @@ struct Object {
   }
 };
 
+// Elements of a tensor of this shape (1 for a scalar); nullopt when the
+// product overflows 64 bits.
+std::optional<uint64_t> element_count(const std::vector<uint64_t>& shape);
+// The shape as "[2, 3]" ("[]" for a scalar): error messages and the `zt`
+// tables print shapes the same way.
+std::string shape_text(const std::vector<uint64_t>& shape);
+
 struct Manifest {
   std::string version;  // "1.2.0", "1.1.0", or "0.1.0" for legacy files
   Value attributes;     // map, or null when absent
@@ -56,4 +61,3 @@ struct Manifest {
 };
 
 }  // namespace zt
-ZT_API_END

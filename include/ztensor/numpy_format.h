@@ -17,9 +17,7 @@
 #include "ztensor/reader.h"  // ComponentBytes
 #include "ztensor/source.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // Caps against zip bombs; reading an archive over them is limit_exceeded.
@@ -54,4 +52,3 @@ Result<std::unique_ptr<TensorSource>> open_npz_memory(std::span<const uint8_t> b
                                                       const NpzOptions& options = {});
 
 }  // namespace zt
-ZT_API_END

@@ -20,9 +20,7 @@
 
 #include "ztensor/source.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // Maps a .onnx model; external data is looked up beside it. Errors:
@@ -38,4 +36,3 @@ Result<std::unique_ptr<TensorSource>> open_onnx_memory(std::span<const uint8_t> 
                                                        const std::string& base_dir = "");
 
 }  // namespace zt
-ZT_API_END

@@ -27,9 +27,7 @@
 #include "ztensor/source.h"
 #include "ztensor/status.h"
 #include "ztensor/value.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // One tensor as the pickle describes it (before the zip is consulted).
@@ -96,4 +94,3 @@ Result<std::unique_ptr<TensorSource>> open_pytorch_memory(
     const PytorchOptions& options = pytorch_options_from_environment());
 
 }  // namespace zt
-ZT_API_END

@@ -14,9 +14,7 @@
 #include "ztensor/manifest.h"
 #include "ztensor/source.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class MappedFile;
@@ -105,4 +103,3 @@ class Reader final : public TensorSource {
 };
 
 }  // namespace zt
-ZT_API_END

@@ -18,7 +18,6 @@
 #include "ztensor/export.h"
 #include "ztensor/status.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // Which HTTP redirects a remote read follows. public_only (the default):
@@ -79,4 +78,3 @@ class ScopedRemoteOptions {
 };
 
 }  // namespace zt
-ZT_API_END

@@ -19,9 +19,7 @@
 #include "ztensor/status.h"
 #include "ztensor/value.h"
 #include "ztensor/writer.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // How many decimal digits a shard number has in its file name (HF's
@@ -132,4 +130,3 @@ class ShardedWriter {
 };
 
 }  // namespace zt
-ZT_API_END

@@ -14,9 +14,7 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 struct ComponentBytes;
@@ -50,4 +48,3 @@ class TensorSource {
 };
 
 }  // namespace zt
-ZT_API_END

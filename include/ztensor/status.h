@@ -1,7 +1,8 @@
 // The one error model of zTensor: every fallible function returns a Status or
 // a Result<T>. The same ErrorCode values reach C (ztensor.h), Python
 // (ztensor.ZTensorError subclasses) and the CLI (exit codes), so the numbers
-// are part of the ABI: append, never renumber.
+// are part of the ABI: append, never renumber. ZT_API marks the few
+// declarations libztensor.so exports (docs/architecture.md, "ABI").
 #pragma once
 
 #include <cstdint>
@@ -12,40 +13,24 @@
 #include <variant>
 #include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
+// The codes, their numbers and meanings: ztensor/error_codes.def, the one
+// list that the C enum (ztensor.h) and Python's classes come from too.
 enum class ErrorCode : int {
-  ok = 0,
-  io_error = 1,             // open/read/write/fsync/rename failed
-  bad_magic = 2,            // header or footer magic is wrong
-  manifest_too_large = 3,   // manifest size over the 1 GiB cap
-  malformed_manifest = 4,   // CBOR is not well formed, or trailing bytes
-  missing_field = 5,        // a required field is absent
-  wrong_type = 6,           // a field has the wrong CBOR type
-  unknown_dtype = 7,        // storage dtype outside the closed set
-  unknown_format = 8,       // object format this reader cannot decode
-  unknown_encoding = 9,     // component encoding this reader cannot decode
-  misaligned_offset = 10,   // offset not a multiple of 64
-  offset_out_of_range = 11, // offset + length past the data section
-  length_mismatch = 12,     // stored/decoded size disagrees with shape
-  shape_overflow = 13,      // product(shape) * width overflows u64
-  missing_component = 14,   // a component the format requires is absent
-  corrupt_stream = 15,      // compressed or encoded data does not decode
-  digest_mismatch = 16,     // stored bytes do not hash to the digest
-  limit_exceeded = 17,      // a named safety limit was hit
-  unsupported = 18,         // valid but not supported (e.g. digest algo)
-  invalid_argument = 19,    // caller passed bad arguments
-  not_found = 20,           // no object / component with that name
-  invalid_structure = 21,   // sparse/quantized structure is inconsistent
-  internal = 22,            // a bug in zTensor (an exception caught at an API edge)
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) name = number,
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
 };
-// Number of codes: one past the last. The C enum (ztensor.h) is checked
-// against the list and this count at compile time (src/capi/ztensor_c.cc).
-inline constexpr int kErrorCodeCount = 23;
+// Number of codes: one past the last.
+inline constexpr int kErrorCodeCount = 0
+#define ZT_ERROR_CODE(...) +1
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+    ;
 
 // Stable lower-case name of a code ("digest_mismatch"), for messages and JSON.
-const char* error_code_name(ErrorCode code);
+ZT_API const char* error_code_name(ErrorCode code);
 
 // `text` with every byte that is not printable UTF-8 (a control character
 // other than newline and tab, DEL, or a byte outside a well-formed UTF-8
@@ -57,7 +42,7 @@ class [[nodiscard]] Status {
   Status() = default;
   // The message is stored with escape_text applied: it names objects from
   // hostile files, and every edge (C, Python, CLI) needs printable UTF-8.
-  Status(ErrorCode code, std::string message);
+  ZT_API Status(ErrorCode code, std::string message);
   static Status Ok() { return {}; }
   // A failed system call: `message` + ": " + strerror(err), and `err` kept
   // as sys_errno() so every edge (C, Python) can tell "no such file" from
@@ -73,13 +58,17 @@ class [[nodiscard]] Status {
   // errno of the system call that failed; 0 when the error did not come from one.
   int sys_errno() const { return sys_errno_; }
   // "digest_mismatch: object 'w' component 'data': ..." style text.
-  std::string to_string() const;
+  ZT_API std::string to_string() const;
 
  private:
   ErrorCode code_ = ErrorCode::ok;
   std::string message_;
   int sys_errno_ = 0;
 };
+
+// The Status of every successful Result: one object in the library, not one
+// static per Result<T> instantiation.
+ZT_API const Status& ok_status();
 
 template <class T>
 class [[nodiscard]] Result {
@@ -89,10 +78,7 @@ class [[nodiscard]] Result {
   Result(ErrorCode code, std::string msg) : v_(Status(code, std::move(msg))) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
-  const Status& status() const {
-    static const Status kOk;
-    return ok() ? kOk : std::get<Status>(v_);
-  }
+  const Status& status() const { return ok() ? ok_status() : std::get<Status>(v_); }
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }
   T&& value() && { return std::get<T>(std::move(v_)); }
@@ -105,7 +91,6 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace zt
-ZT_API_END
 
 // Propagate a failing Status / Result from the current function.
 #define ZT_RETURN_IF_ERROR(expr)                  \

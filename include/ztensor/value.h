@@ -7,9 +7,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class Value {
@@ -81,4 +79,3 @@ class Value {
 };
 
 }  // namespace zt
-ZT_API_END

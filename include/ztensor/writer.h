@@ -14,14 +14,18 @@
 
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class AtomicFile;
 
 enum class DigestAlgo : uint8_t { none, sha256, crc32c };
+
+// `level` of a component's encoding. 0 asks for the encoding's own default:
+// zstd's (3), and z4ai's (zstd 3 inside effort fast, 9 balanced, 19 max).
+// Any other value is a zstd level: -7..22 for zstd, 1..22 for the zstd stages
+// of z4ai (outside that range z4ai takes its default).
+inline constexpr int kDefaultLevel = 0;
 
 struct ComponentSpec {
   std::string role;
@@ -29,7 +33,7 @@ struct ComponentSpec {
   LogicalType type = LogicalType::none;
   std::span<const uint8_t> data;  // little-endian storage elements
   Encoding encoding = Encoding::raw;
-  int level = 3;                  // zstd level (z4ai: its zstd level, -1 = codec default)
+  int level = kDefaultLevel;      // see kDefaultLevel
   uint8_t effort = 0;             // z4ai: 0 default (fast), 1 balanced, 2 max
   unsigned threads = 0;           // z4ai: encoder threads, 0 = every core (same bytes for any value)
   DigestAlgo digest = DigestAlgo::none;
@@ -94,4 +98,3 @@ class Writer {
 };
 
 }  // namespace zt
-ZT_API_END

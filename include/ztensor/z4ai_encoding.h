@@ -6,9 +6,7 @@
 #include <memory>
 
 #include "ztensor/blob_codec.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // The library's z4ai blob codec (one shared, stateless instance).
@@ -19,4 +17,3 @@ std::shared_ptr<const BlobCodec> z4ai_blob_codec();
 void register_z4ai_encoding();
 
 }  // namespace zt
-ZT_API_END

@@ -32,40 +32,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ztensor/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Every declaration below is exported from libztensor.so; nothing else is. */
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(default)
-#endif
-
+/* The error codes: ZT_OK (0), then ZT_E_IO (1), ZT_E_BAD_MAGIC, ... up to
+ * ZT_E_INTERNAL (a bug in zTensor, not in the input). Their names, numbers
+ * and meanings are listed once, in ztensor/error_codes.def. */
 enum {
-  ZT_OK = 0,
-  ZT_E_IO = 1,
-  ZT_E_BAD_MAGIC = 2,
-  ZT_E_MANIFEST_TOO_LARGE = 3,
-  ZT_E_MALFORMED_MANIFEST = 4,
-  ZT_E_MISSING_FIELD = 5,
-  ZT_E_WRONG_TYPE = 6,
-  ZT_E_UNKNOWN_DTYPE = 7,
-  ZT_E_UNKNOWN_FORMAT = 8,
-  ZT_E_UNKNOWN_ENCODING = 9,
-  ZT_E_MISALIGNED_OFFSET = 10,
-  ZT_E_OFFSET_OUT_OF_RANGE = 11,
-  ZT_E_LENGTH_MISMATCH = 12,
-  ZT_E_SHAPE_OVERFLOW = 13,
-  ZT_E_MISSING_COMPONENT = 14,
-  ZT_E_CORRUPT_STREAM = 15,
-  ZT_E_DIGEST_MISMATCH = 16,
-  ZT_E_LIMIT_EXCEEDED = 17,
-  ZT_E_UNSUPPORTED = 18,
-  ZT_E_INVALID_ARGUMENT = 19,
-  ZT_E_NOT_FOUND = 20,
-  ZT_E_INVALID_STRUCTURE = 21,
-  ZT_E_INTERNAL = 22, /* a bug in zTensor, not in the input */
-  ZT_ERROR_CODE_COUNT = 23 /* one past the last code */
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) c_name = number,
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+  ZT_ERROR_CODE_COUNT /* one past the last code */
 };
 
 typedef struct zt_reader zt_reader;
@@ -73,12 +53,12 @@ typedef struct zt_writer zt_writer;
 typedef struct zt_buffer zt_buffer; /* keeps decoded bytes alive */
 
 /* Message of the last failure on this thread ("" if none). */
-const char* zt_last_error(void);
+ZT_API const char* zt_last_error(void);
 /* errno of the system call behind the last failure on this thread (ENOENT,
  * EACCES, ...), or 0 when it did not come from one. */
-int zt_last_errno(void);
+ZT_API int zt_last_errno(void);
 /* Stable name of a code, e.g. "digest_mismatch". */
-const char* zt_error_name(int code);
+ZT_API const char* zt_error_name(int code);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -88,7 +68,7 @@ const char* zt_error_name(int code);
  * environment (ZT_HTTP_*, AWS_*) and the defaults (docs/remote.md).
  * verify_on_read != 0 also checks raw components' digests when they are read
  * (compressed components are checked whenever they are decoded). */
-int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
+ZT_API int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
 
 /* Options for reading URLs, set by name from text: "connect_timeout",
  * "stall_timeout", "open_deadline", "read_deadline" (seconds, e.g. "2.5"),
@@ -99,20 +79,20 @@ int zt_reader_open(const char* path, int verify_on_read, zt_reader** out);
  * zt_remote_options_set returns ZT_E_INVALID_ARGUMENT for an unknown key or
  * a value the key cannot take (the options are then unchanged). */
 typedef struct zt_remote_options zt_remote_options;
-int zt_remote_options_create(zt_remote_options** out);
-int zt_remote_options_set(zt_remote_options* options, const char* key, const char* value);
-void zt_remote_options_free(zt_remote_options* options);
+ZT_API int zt_remote_options_create(zt_remote_options** out);
+ZT_API int zt_remote_options_set(zt_remote_options* options, const char* key, const char* value);
+ZT_API void zt_remote_options_free(zt_remote_options* options);
 /* zt_reader_open for an http://, https:// or s3:// URL with `options` (NULL:
  * none), which also apply to the shards of a sharded index. A path that is
  * not such a URL is ZT_E_INVALID_ARGUMENT. */
-int zt_reader_open_url(const char* url, const zt_remote_options* options, int verify_on_read, zt_reader** out);
-void zt_reader_close(zt_reader* reader);
+ZT_API int zt_reader_open_url(const char* url, const zt_remote_options* options, int verify_on_read, zt_reader** out);
+ZT_API void zt_reader_close(zt_reader* reader);
 /* Manifest version string, e.g. "1.2.0". */
-const char* zt_reader_version(const zt_reader* reader);
-size_t zt_reader_count(const zt_reader* reader);
+ZT_API const char* zt_reader_version(const zt_reader* reader);
+ZT_API size_t zt_reader_count(const zt_reader* reader);
 /* Name of the i-th object in file order; NULL (ZT_E_NOT_FOUND) when out of
  * range. */
-const char* zt_reader_name(const zt_reader* reader, size_t index);
+ZT_API const char* zt_reader_name(const zt_reader* reader, size_t index);
 
 typedef struct {
   const char* format;     /* "dense", "sparse_csr", ... */
@@ -132,22 +112,22 @@ typedef struct {
   uint64_t uncompressed_length; /* 0 when absent */
 } zt_component_info;
 
-int zt_reader_object(const zt_reader* reader, const char* name, zt_object_info* out);
+ZT_API int zt_reader_object(const zt_reader* reader, const char* name, zt_object_info* out);
 /* The index-th component of an object (0 <= index < num_components). */
-int zt_reader_component(const zt_reader* reader, const char* name, size_t index, zt_component_info* out);
+ZT_API int zt_reader_component(const zt_reader* reader, const char* name, size_t index, zt_component_info* out);
 /* Decoded little-endian storage bytes of a component. Raw data is a
  * zero-copy view of the mapping. *keepalive must be released with
  * zt_buffer_free once *data is no longer used (it may outlive the reader). */
-int zt_reader_read(const zt_reader* reader, const char* name, const char* role, const void** data,
-                   uint64_t* length, zt_buffer** keepalive);
-void zt_buffer_free(zt_buffer* buffer);
+ZT_API int zt_reader_read(const zt_reader* reader, const char* name, const char* role, const void** data,
+                          uint64_t* length, zt_buffer** keepalive);
+ZT_API void zt_buffer_free(zt_buffer* buffer);
 /* Checks every digest and decodes every encoded component. */
-int zt_reader_verify(const zt_reader* reader);
+ZT_API int zt_reader_verify(const zt_reader* reader);
 
 /* ---- writing ---------------------------------------------------------- */
 
 /* Starts a file; nothing appears at `path` until zt_writer_finish. */
-int zt_writer_create(const char* path, zt_writer** out);
+ZT_API int zt_writer_create(const char* path, zt_writer** out);
 
 typedef struct {
   const char* role;      /* "data", "values", ... */
@@ -157,20 +137,17 @@ typedef struct {
   uint64_t length;       /* bytes */
 } zt_component_input;
 
-/* Adds one object. encoding: "raw" or "zstd" (level used for zstd);
- * digest: NULL, "sha256" or "crc32c". */
-int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape, size_t ndim,
-                  const zt_component_input* components, size_t num_components, const char* encoding, int level,
-                  const char* digest);
+/* Adds one object. encoding: "raw", "zstd" or "z4ai"; level: 0 for the
+ * encoding's default (zstd's 3, the z4ai codec's own), else a zstd level
+ * (-7..22; 1..22 for z4ai); digest: NULL, "sha256" or "crc32c". */
+ZT_API int zt_writer_add(zt_writer* writer, const char* name, const char* format, const uint64_t* shape,
+                         size_t ndim, const zt_component_input* components, size_t num_components,
+                         const char* encoding, int level, const char* digest);
 /* Writes manifest and footer and publishes the file atomically. The handle
  * must still be released with zt_writer_free. */
-int zt_writer_finish(zt_writer* writer);
+ZT_API int zt_writer_finish(zt_writer* writer);
 /* Frees the handle; an unfinished file is discarded. */
-void zt_writer_free(zt_writer* writer);
-
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
+ZT_API void zt_writer_free(zt_writer* writer);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,14 @@ void init_errors(nb::module_& m) {
   });
   m.def("error_code_name", [](int code) { return zt::error_code_name(static_cast<zt::ErrorCode>(code)); },
         "Stable name of a numeric zt::ErrorCode.");
+  // ztensor/error_codes.def as (number, name, Python class name) rows:
+  // ztensor.errors makes its code -> class table from them.
+  nb::list codes;
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) \
+  codes.append(nb::make_tuple(number, #name, #python_class));
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+  m.attr("ERROR_CODES") = nb::tuple(codes);
 }
 
 }  // namespace ztpy

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "buffer.h"
-#include "ztensor/page_advice.h"
+#include "ztensor/buffers.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
@@ -127,7 +127,7 @@ void z4ai_py::init_module(nb::module_& m) {
               return nullptr;
             }
             result = nb::steal(raw);
-            if (n >= zt::kPrefaultMinBytes) zt::prefault_pages(PyBytes_AS_STRING(raw), n);
+            zt::prepare_output_buffer(PyBytes_AS_STRING(raw), n);
             return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw));
           });
         }

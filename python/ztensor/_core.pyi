@@ -10,6 +10,8 @@ from numpy.typing import NDArray
 def error_code_name(arg: int, /) -> str:
     """Stable name of a numeric zt::ErrorCode."""
 
+ERROR_CODES: tuple = ...
+
 class Reader:
     @staticmethod
     def open(path: str, verify_on_read: bool = False) -> Reader:

@@ -3,8 +3,9 @@
 Every error from the C++ core carries a stable code name (``.code``, the
 ``zt::error_code_name`` string such as ``"digest_mismatch"``) and a message
 naming the object, the component and the rule broken. ``CODE_TO_CLASS`` is
-the one table mapping codes to classes; the extension calls
-:func:`from_status` to build its exceptions.
+the one table mapping codes to classes, made from the C++ core's list of
+codes (each names its class there); the extension calls :func:`from_status`
+to build its exceptions.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import collections as _collections
 import errno as _errno
 import os as _os
 import threading as _threading
+
+from . import _core
 
 
 class ZTensorError(ValueError):
@@ -58,30 +61,23 @@ class NotFoundError(ZTensorError, KeyError):
     """No object or component of that name (also a KeyError)."""
 
 
-CODE_TO_CLASS = {
-    "io_error": ZTensorIOError,
-    "bad_magic": FormatError,
-    "manifest_too_large": LimitError,
-    "malformed_manifest": FormatError,
-    "missing_field": FormatError,
-    "wrong_type": FormatError,
-    "unknown_dtype": FormatError,
-    "unknown_format": UnsupportedError,
-    "unknown_encoding": UnsupportedError,
-    "misaligned_offset": FormatError,
-    "offset_out_of_range": FormatError,
-    "length_mismatch": FormatError,
-    "shape_overflow": FormatError,
-    "missing_component": FormatError,
-    "corrupt_stream": FormatError,
-    "digest_mismatch": DigestMismatchError,
-    "limit_exceeded": LimitError,
-    "unsupported": UnsupportedError,
-    "invalid_argument": ZTensorError,
-    "not_found": NotFoundError,
-    "invalid_structure": FormatError,
-    "internal": ZTensorError,
-}
+def _code_to_class(rows) -> dict:
+    """The code -> class table from the C++ core's list of codes (ztensor/error_codes.def, as
+    ``_core.ERROR_CODES``: (number, name, class name) rows). A class name this module does not
+    define fails the import: a code added to the list must name its class."""
+    classes = {cls.__name__: cls for cls in (ZTensorError, FormatError, DigestMismatchError, LimitError,
+                                             UnsupportedError, ZTensorIOError, NotFoundError)}
+    table = {}
+    for number, name, class_name in rows:
+        if class_name not in classes:
+            raise ImportError(f"error code {name!r} ({number}) names the exception class {class_name!r}, "
+                              f"which ztensor.errors does not define")
+        if number:  # 0 is ok, not an error
+            table[name] = classes[class_name]
+    return table
+
+
+CODE_TO_CLASS = _code_to_class(_core.ERROR_CODES)
 
 
 # A failed system call's errno travels with the Status (zt::Status::sys_errno);

@@ -27,33 +27,8 @@ struct zt_remote_options {
   zt::RemoteOptions impl;
 };
 
-// The C codes are the C++ codes: same numbers, same count.
-#define ZT_SAME_CODE(c, e) static_assert(c == static_cast<int>(zt::ErrorCode::e), #c " differs from ErrorCode::" #e)
-ZT_SAME_CODE(ZT_OK, ok);
-ZT_SAME_CODE(ZT_E_IO, io_error);
-ZT_SAME_CODE(ZT_E_BAD_MAGIC, bad_magic);
-ZT_SAME_CODE(ZT_E_MANIFEST_TOO_LARGE, manifest_too_large);
-ZT_SAME_CODE(ZT_E_MALFORMED_MANIFEST, malformed_manifest);
-ZT_SAME_CODE(ZT_E_MISSING_FIELD, missing_field);
-ZT_SAME_CODE(ZT_E_WRONG_TYPE, wrong_type);
-ZT_SAME_CODE(ZT_E_UNKNOWN_DTYPE, unknown_dtype);
-ZT_SAME_CODE(ZT_E_UNKNOWN_FORMAT, unknown_format);
-ZT_SAME_CODE(ZT_E_UNKNOWN_ENCODING, unknown_encoding);
-ZT_SAME_CODE(ZT_E_MISALIGNED_OFFSET, misaligned_offset);
-ZT_SAME_CODE(ZT_E_OFFSET_OUT_OF_RANGE, offset_out_of_range);
-ZT_SAME_CODE(ZT_E_LENGTH_MISMATCH, length_mismatch);
-ZT_SAME_CODE(ZT_E_SHAPE_OVERFLOW, shape_overflow);
-ZT_SAME_CODE(ZT_E_MISSING_COMPONENT, missing_component);
-ZT_SAME_CODE(ZT_E_CORRUPT_STREAM, corrupt_stream);
-ZT_SAME_CODE(ZT_E_DIGEST_MISMATCH, digest_mismatch);
-ZT_SAME_CODE(ZT_E_LIMIT_EXCEEDED, limit_exceeded);
-ZT_SAME_CODE(ZT_E_UNSUPPORTED, unsupported);
-ZT_SAME_CODE(ZT_E_INVALID_ARGUMENT, invalid_argument);
-ZT_SAME_CODE(ZT_E_NOT_FOUND, not_found);
-ZT_SAME_CODE(ZT_E_INVALID_STRUCTURE, invalid_structure);
-ZT_SAME_CODE(ZT_E_INTERNAL, internal);
-static_assert(ZT_ERROR_CODE_COUNT == zt::kErrorCodeCount, "a code was added to one list and not the other");
-#undef ZT_SAME_CODE
+// The C codes are the C++ codes: both enums come from ztensor/error_codes.def.
+static_assert(ZT_ERROR_CODE_COUNT == zt::kErrorCodeCount);
 
 namespace {
 

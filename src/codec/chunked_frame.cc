@@ -19,7 +19,7 @@
 #include "codec/transforms.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
-#include "ztensor/page_advice.h"
+#include "common/page_advice.h"
 
 namespace z4ai::chunked {
 namespace {

@@ -25,7 +25,7 @@
 #include <span>
 #include <vector>
 
-#include "z4ai/model_delta_format.h"
+#include "codec/model_delta_format.h"
 #include "ztensor/status.h"
 
 namespace z4ai::detail {

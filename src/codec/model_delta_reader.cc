@@ -9,7 +9,7 @@
 #include "codec/byte_io.h"
 #include "codec/digest.h"
 #include "codec/legacy_format.h"
-#include "z4ai/model_delta_format.h"
+#include "codec/model_delta_format.h"
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
 #include "z4ai/codec.h"

@@ -18,7 +18,7 @@
 #include "codec/repetition_probe.h"
 #include "codec/thread_pool.h"
 #include "codec/transforms.h"
-#include "ztensor/page_advice.h"
+#include "common/page_advice.h"
 #include "z4ai/codec.h"
 
 namespace z4ai {

@@ -27,8 +27,8 @@
 #include "codec/zstn_input.h"
 #include "common/test_pause.h"
 #include "z4ai/zstn.h"
-#include "ztensor/atomic_file.h"
-#include "ztensor/mapped_file.h"
+#include "common/atomic_file.h"
+#include "common/mapped_file.h"
 
 namespace z4ai::zstn {
 namespace {

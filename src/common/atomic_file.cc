@@ -1,4 +1,4 @@
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>  // O_TMPFILE, sync_file_range (Linux)

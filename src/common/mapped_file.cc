@@ -1,4 +1,4 @@
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

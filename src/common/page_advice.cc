@@ -1,4 +1,4 @@
-#include "ztensor/page_advice.h"
+#include "common/page_advice.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

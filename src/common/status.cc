@@ -4,33 +4,39 @@
 
 namespace zt {
 
+namespace {
+
+// error_codes.def lists the codes in number order from 0 with no gap, so
+// kErrorCodeCount (its row count) is one past the last number, and every
+// number below it has a name.
+constexpr int kCodeNumbers[] = {
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) number,
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
+};
+constexpr bool numbered_in_order() {
+  for (int i = 0; i < kErrorCodeCount; ++i)
+    if (kCodeNumbers[i] != i) return false;
+  return true;
+}
+static_assert(numbered_in_order(), "error_codes.def: rows must be numbered 0, 1, 2, ... in order");
+
+}  // namespace
+
 const char* error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::ok: return "ok";
-    case ErrorCode::io_error: return "io_error";
-    case ErrorCode::bad_magic: return "bad_magic";
-    case ErrorCode::manifest_too_large: return "manifest_too_large";
-    case ErrorCode::malformed_manifest: return "malformed_manifest";
-    case ErrorCode::missing_field: return "missing_field";
-    case ErrorCode::wrong_type: return "wrong_type";
-    case ErrorCode::unknown_dtype: return "unknown_dtype";
-    case ErrorCode::unknown_format: return "unknown_format";
-    case ErrorCode::unknown_encoding: return "unknown_encoding";
-    case ErrorCode::misaligned_offset: return "misaligned_offset";
-    case ErrorCode::offset_out_of_range: return "offset_out_of_range";
-    case ErrorCode::length_mismatch: return "length_mismatch";
-    case ErrorCode::shape_overflow: return "shape_overflow";
-    case ErrorCode::missing_component: return "missing_component";
-    case ErrorCode::corrupt_stream: return "corrupt_stream";
-    case ErrorCode::digest_mismatch: return "digest_mismatch";
-    case ErrorCode::limit_exceeded: return "limit_exceeded";
-    case ErrorCode::unsupported: return "unsupported";
-    case ErrorCode::invalid_argument: return "invalid_argument";
-    case ErrorCode::not_found: return "not_found";
-    case ErrorCode::invalid_structure: return "invalid_structure";
-    case ErrorCode::internal: return "internal";
+#define ZT_ERROR_CODE(name, number, c_name, python_class, meaning) \
+  case ErrorCode::name:                                            \
+    return #name;
+#include "ztensor/error_codes.def"
+#undef ZT_ERROR_CODE
   }
   return "unknown_error";
+}
+
+const Status& ok_status() {
+  static const Status kOk;
+  return kOk;
 }
 
 namespace {

@@ -6,8 +6,8 @@
 #include <new>
 
 #include "common/byteswap.h"
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "container/cbor_decode.h"
 #include "container/digest.h"
 #include "container/limits.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "container/limits.h"
 
 namespace zt {

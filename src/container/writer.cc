@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 #include "common/byteswap.h"
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "container/cbor_decode.h"
 #include "container/digest.h"
 #include "container/limits.h"

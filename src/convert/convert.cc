@@ -19,7 +19,7 @@
 #include "convert/shard_index.h"
 #include "convert/zt_index_source.h"
 #include "remote/url_text.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 #include "ztensor/sharded_writer.h"
@@ -336,8 +336,8 @@ Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool 
 
 namespace {
 
-// "A conversion that finds no tensor fails with a message instead of writing
-// an empty file" (issue 9): an empty output hides a reader that saw nothing.
+// A conversion that finds no tensor fails with a message instead of writing
+// an empty file: an empty output hides a reader that saw nothing.
 Status require_objects(const TensorSource& source) {
   if (!source.manifest().objects.empty()) return {};
   return {ErrorCode::not_found, std::string("convert: the ") + source.format_name() +

@@ -16,7 +16,7 @@
 #include <memory>
 #include <span>
 
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "ztensor/reader.h"
 #include "ztensor/status.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ztensor/gguf.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "ztensor/numpy_format.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/source.h"

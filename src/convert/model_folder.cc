@@ -18,8 +18,9 @@
 #include "common/test_pause.h"
 #include "convert/folder_scan.h"
 #include "convert/shard_index.h"
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 #include "ztensor/convert.h"
+#include "common/mapped_file.h"
 
 namespace zt {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "remote/url_text.h"
 #include "ztensor/remote.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 
 namespace zt {
 namespace {

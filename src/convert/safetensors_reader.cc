@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
-#include "ztensor/shape_text.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "container/validate.h"
+#include "ztensor/manifest.h"
 
 namespace zt {
 namespace {

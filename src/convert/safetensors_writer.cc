@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ztensor/atomic_file.h"
-#include "ztensor/checked_math.h"
+#include "common/atomic_file.h"
+#include "common/checked_math.h"
 #include "convert/safetensors_reader.h"
 #include "ztensor/reader.h"  // ComponentBytes
 

@@ -18,7 +18,7 @@
 
 #include "common/test_pause.h"
 #include "convert/shard_index.h"
-#include "ztensor/atomic_file.h"
+#include "common/atomic_file.h"
 #include "ztensor/sharded_writer.h"
 
 namespace zt {

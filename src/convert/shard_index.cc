@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "convert/path_open.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "container/validate.h"
 
 namespace zt {

@@ -15,6 +15,7 @@
 
 #include "common/test_pause.h"
 #include "convert/set_publish.h"
+#include "common/atomic_file.h"
 
 namespace zt {
 namespace {

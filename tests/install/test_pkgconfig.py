@@ -38,6 +38,7 @@ def pkg_config(prefix: Path, *args: str) -> list[str]:
 def test_installed_layout(prefix):
     assert (prefix / "include" / "ztensor" / "ztensor.h").is_file()
     assert (prefix / "include" / "z4ai" / "codec.h").is_file()
+    assert (prefix / "include" / "ztensor" / "error_codes.def").is_file()  # ztensor.h includes it
     assert (prefix / "bin" / "zt").is_file()
     assert pkg_config(prefix, "--modversion") == [
         next(line.split()[2] for line in (ROOT / "CMakeLists.txt").read_text().splitlines()

@@ -1,4 +1,4 @@
-"""Exit codes (issue 9): 0 ok, 1 bad input or failed check, 2 usage; `zt diff`
+"""Exit codes: 0 ok, 1 bad input or failed check, 2 usage; `zt diff`
 as diff(1): 0 same, 1 differ, 2 trouble. The same bad input gets the same
 code from every command."""
 

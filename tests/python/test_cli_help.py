@@ -1,4 +1,4 @@
-"""Every `zt CMD --help` matches the code (issue 12): each option it names is
+"""Every `zt CMD --help` matches the code: each option it names is
 one the command accepts, its lines fit 80 columns, and info/ls/diff read
 every format their help names."""
 

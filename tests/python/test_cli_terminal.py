@@ -1,4 +1,4 @@
-"""`zt` in a terminal (issue 12): progress lines fit the terminal's width,
+"""`zt` in a terminal: progress lines fit the terminal's width,
 show percentage, rate and ETA when the total is known (.zstn compress too),
 stay off when output is not a terminal; the summary's ratio is of the sizes
 it prints; effort names are fast|balanced|max with `default` as an alias.

@@ -1,5 +1,5 @@
 """The ztensor 1.2.x package's documented Python examples run unchanged on
-ours (issue 12). Each test is one documented example, shapes made small;
+ours. Each test is one documented example, shapes made small;
 the comments name the 1.2.x API they exercise. ztensor.open stays the new API.
 """
 

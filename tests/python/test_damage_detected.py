@@ -1,4 +1,4 @@
-"""A flipped byte in a compressed component is caught on every read (issue 9):
+"""A flipped byte in a compressed component is caught on every read:
 with a digest (checked whenever a component's bytes are decoded, as ztensor
 1.2.x did) and without one (the zstd frame checksum); `zt verify` says what
 it could not check."""

@@ -1,4 +1,4 @@
-"""Docs that run (issue 12): every ```python and ```sh block of README.md
+"""Docs that run: every ```python and ```sh block of README.md
 and docs/**/*.md runs here, in a scratch folder holding small stand-ins for
 the files the examples name (model.safetensors, model.gguf, checkpoint.pt,
 a Hugging Face folder, ...), with `zt` on PATH.

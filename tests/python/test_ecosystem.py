@@ -1,4 +1,4 @@
-"""PyTorch / Hugging Face workflows (issue 12): save_model with the codec,
+"""PyTorch / Hugging Face workflows: save_model with the codec,
 loading into a model built from its config, ztensor.open on .zstn, and the
 safetensors-style safe_open alias."""
 

@@ -1,4 +1,4 @@
-"""One error model in Python (issue 9): z4ai errors are ZTensorErrors with
+"""One error model in Python: z4ai errors are ZTensorErrors with
 .code, a missing file is also FileNotFoundError (unreadable: PermissionError),
 and error text never carries bytes that are not printable UTF-8."""
 

@@ -1,10 +1,13 @@
 """The error hierarchy and the code -> class table."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import ztensor
-from ztensor import errors
+from ztensor import _core, errors
 
 
 def test_hierarchy():
@@ -16,25 +19,56 @@ def test_hierarchy():
     assert issubclass(ztensor.NotFoundError, KeyError)
 
 
-def test_every_code_has_a_class():
-    codes = ["io_error", "bad_magic", "manifest_too_large", "malformed_manifest", "missing_field",
-             "wrong_type", "unknown_dtype", "unknown_format", "unknown_encoding", "misaligned_offset",
-             "offset_out_of_range", "length_mismatch", "shape_overflow", "missing_component",
-             "corrupt_stream", "digest_mismatch", "limit_exceeded", "unsupported", "invalid_argument",
-             "not_found", "invalid_structure", "internal"]
-    assert sorted(errors.CODE_TO_CLASS) == sorted(codes)
+ROOT = Path(__file__).resolve().parents[2]
+DEF_ROW = re.compile(r"^ZT_ERROR_CODE\((\w+), (\d+), (\w+), (\w+),", re.M)
+
+
+def def_rows():
+    """(number, name, Python class) of every row of include/ztensor/error_codes.def."""
+    text = (ROOT / "include" / "ztensor" / "error_codes.def").read_text()
+    return [(int(number), name, cls) for name, number, _, cls in DEF_ROW.findall(text)]
+
+
+def test_codes_are_appended_never_renumbered():
+    """The numbers are ABI (C's ZT_E_*, stored nowhere but promised): the codes of release 1.x keep
+    theirs, and every error code has a class."""
+    released = ["ok", "io_error", "bad_magic", "manifest_too_large", "malformed_manifest", "missing_field",
+                "wrong_type", "unknown_dtype", "unknown_format", "unknown_encoding", "misaligned_offset",
+                "offset_out_of_range", "length_mismatch", "shape_overflow", "missing_component",
+                "corrupt_stream", "digest_mismatch", "limit_exceeded", "unsupported", "invalid_argument",
+                "not_found", "invalid_structure", "internal"]
+    assert [(n, name) for n, name, _ in _core.ERROR_CODES[:len(released)]] == list(enumerate(released))
+    assert sorted(errors.CODE_TO_CLASS) == sorted(name for n, name, _ in _core.ERROR_CODES if n)
     assert errors.from_status("digest_mismatch", "m").code == "digest_mismatch"
     assert str(errors.from_status("not_found", "no object named 'x'")) == "no object named 'x'"
     assert type(errors.from_status("something_new", "m")) is ztensor.ZTensorError
 
 
 def test_codes_agree_with_cpp():
-    from ztensor import _core
-
     for number, name in enumerate(["ok", "io_error", "bad_magic", "manifest_too_large"]):
         assert _core.error_code_name(number) == name
-    for n in range(1, 23):
-        assert _core.error_code_name(n) in errors.CODE_TO_CLASS
+    for number, name, _ in _core.ERROR_CODES:
+        assert _core.error_code_name(number) == name
+        assert number == 0 or name in errors.CODE_TO_CLASS
+    assert _core.error_code_name(len(_core.ERROR_CODES)) == "unknown_error"
+
+
+def test_the_binding_lists_error_codes_def():
+    """The extension's list is the .def, and every Python table comes from it: both packages'
+    classes (z4ai's errors are ztensor's classes too)."""
+    from z4ai import _errors as z4ai_errors
+
+    assert def_rows() and [tuple(row) for row in _core.ERROR_CODES] == def_rows()
+    for number, name, cls in def_rows()[1:]:
+        assert errors.CODE_TO_CLASS[name].__name__ == cls
+        assert issubclass(z4ai_errors.error_class(name), errors.CODE_TO_CLASS[name])
+
+
+def test_a_code_added_to_the_list_gets_its_class_or_fails_the_import():
+    new = len(_core.ERROR_CODES)
+    assert errors._code_to_class([*_core.ERROR_CODES, (new, "new_code", "LimitError")])["new_code"] is errors.LimitError
+    with pytest.raises(ImportError, match="new_code.*NoSuchError"):
+        errors._code_to_class([*_core.ERROR_CODES, (new, "new_code", "NoSuchError")])
 
 
 def test_io_error(tmp_path):

@@ -1,4 +1,4 @@
-"""Reader.get_slice: safetensors-style lazy indexing (issue 10 §2).
+"""Reader.get_slice: safetensors-style lazy indexing.
 
 Values must equal numpy indexing of the whole array for every index form;
 a row range of a raw object must be a view of the file (numpy) or hold only

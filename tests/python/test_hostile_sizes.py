@@ -1,4 +1,4 @@
-"""Declared sizes a file cannot back (issue 9): a 1 MiB .zt whose zstd
+"""Declared sizes a file cannot back: a 1 MiB .zt whose zstd
 component declares 64 GiB ends in length_mismatch, in bounded memory, from
 Python (an error with .code, never MemoryError) and from the CLI (a clean
 message, exit 1)."""

@@ -1,4 +1,4 @@
-"""A writer killed with SIGKILL mid-write leaves no temporary behind (issue 9:
+"""A writer killed with SIGKILL mid-write leaves no temporary behind (once,
 `kill -9` of `zt convert` left out.zt.tmp-* files of up to 440 MB): the
 temporary is an O_TMPFILE inode where the filesystem has one, and otherwise
 the next writer into the folder removes it."""

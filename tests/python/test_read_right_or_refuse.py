@@ -1,5 +1,5 @@
 """Format readers return what the format's own library returns, or refuse
-naming the object and the rule (issue 9, "Formats that read right or refuse").
+naming the object and the rule: never a silently wrong array.
 
 Each test is one row of the issue's table and fails on the code before it.
 """

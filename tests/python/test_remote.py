@@ -1,4 +1,4 @@
-"""Lazy reads of .zt files over HTTP (issue 10 section 2) against real
+"""Lazy reads of .zt files over HTTP against real
 loopback servers: nginx for range requests (the bytes it served are read
 from its access log, not only the values), and a small http.server handler
 for the faults: a server ignoring Range, 503s, a file changing mid-read.

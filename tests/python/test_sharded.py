@@ -1,4 +1,4 @@
-"""Sharded .zt sets (issue 10 §1): NAME.zt.index.json + NAME-0000i-of-0000N.zt
+"""Sharded .zt sets: NAME.zt.index.json + NAME-0000i-of-0000N.zt
 read as one source from Python and the CLI."""
 
 import json

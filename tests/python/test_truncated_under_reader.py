@@ -1,5 +1,5 @@
 """A .zt truncated by another process while a Reader has it mapped gives an
-error from Reader.verify and reads, not SIGBUS (issue 9)."""
+error from Reader.verify and reads, not SIGBUS."""
 
 import os
 import stat

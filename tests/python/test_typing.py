@@ -1,4 +1,4 @@
-"""Typed API (issue 12): both packages carry py.typed, the extensions carry
+"""Typed API: both packages carry py.typed, the extensions carry
 .pyi stubs made by nanobind's stubgen (kept in the repository and checked
 against the built modules here), and mypy accepts typed use of the API and
 rejects wrong use.

@@ -1,7 +1,7 @@
 /* A .zt whose zstd component declares ~4 GiB from 1 MiB of stored bytes,
  * read through the C API with 1 GiB of address space: a code comes back
  * (length_mismatch, found before allocating), the host is not aborted by a
- * std::bad_alloc crossing extern "C" (issue 9). */
+ * std::bad_alloc crossing extern "C". */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h> /* mkstemp */

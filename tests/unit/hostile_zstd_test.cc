@@ -1,5 +1,5 @@
 // A zstd component whose manifest declares far more than its stored bytes
-// can produce (issue 9: a 1 MiB .zt declaring 64 GiB). The declaration is
+// can produce (a 1 MiB .zt declaring 64 GiB). The declaration is
 // checked against the zstd frame before the output is allocated.
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TEST(HostileZstd, DeclaredSizeCheckedAgainstTheFrameBeforeAllocating) {
   EXPECT_EQ((*r)->verify().code(), ErrorCode::length_mismatch);
 }
 
-// Issue 9: a byte flipped inside a zstd blob is caught on read, with a
+// A byte flipped inside a zstd blob is caught on read, with a
 // manifest digest (checked whenever bytes are decoded, no verify needed) and
 // without one (the frame checksum the writer now turns on).
 TEST(HostileZstd, FlippedByteCaughtOnReadWithAndWithoutDigest) {

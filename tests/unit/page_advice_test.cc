@@ -1,6 +1,6 @@
 // prefault_pages: populates the pages of a range that are not resident yet
 // and leaves every byte as it was.
-#include "ztensor/page_advice.h"
+#include "common/page_advice.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

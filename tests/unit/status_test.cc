@@ -1,5 +1,5 @@
 // Status messages are printable UTF-8 whatever bytes a hostile file put in
-// them (issue 9: a non-UTF-8 safetensors name must not reach Python raw).
+// them: a non-UTF-8 safetensors name must not reach Python raw.
 #include <gtest/gtest.h>
 
 #include "ztensor/status.h"

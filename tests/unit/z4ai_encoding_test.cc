@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "test_util.h"
+#include "z4ai/codec.h"
+#include "ztensor/convert.h"
 #include "ztensor/reader.h"
 #include "ztensor/writer.h"
 #include "ztensor/z4ai_encoding.h"
@@ -85,6 +87,42 @@ TEST(Z4aiEncoding, CorruptFrameIsAnError) {
   ASSERT_TRUE(r.ok());
   auto b = (*r)->read_component("w", "data");
   EXPECT_FALSE(b.ok());
+}
+
+// `level` left at its default means the encoding's default, for every
+// encoding: a component written with it is the frame z4ai::compress writes
+// at its own default level (zstd 9 at effort balanced, 19 at max), and a zstd
+// component the one zstd writes at its default level 3.
+TEST(Z4aiEncoding, DefaultLevelIsEachEncodingsOwnDefault) {
+  register_z4ai_encoding();
+  EXPECT_EQ(ComponentSpec{}.level, kDefaultLevel);
+  EXPECT_EQ(ConvertOptions{}.level, kDefaultLevel);
+  std::string text;
+  for (int i = 0; text.size() < (256u << 10); ++i)
+    text += "layer." + std::to_string(i % 977) + ".weight=" + std::to_string(i * 7919 % 10007) + ";";
+  const auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  for (uint8_t effort : {0, 1, 2}) {
+    ComponentSpec spec;
+    spec.role = "data";
+    spec.dtype = DType::u8;
+    spec.data = bytes;
+    spec.encoding = Encoding::z4ai;
+    spec.effort = effort;
+    auto stored = encode_component(spec);
+    ASSERT_TRUE(stored.ok()) << stored.status().to_string();
+    z4ai::CompressOptions o;
+    o.dtype = "uint8";
+    o.effort = static_cast<z4ai::Effort>(effort);
+    auto frame = z4ai::compress(bytes, o);
+    ASSERT_TRUE(frame.ok()) << frame.status().to_string();
+    EXPECT_EQ(*stored, *frame) << "effort " << int(effort);
+  }
+  ComponentSpec zstd_default, zstd_3;
+  zstd_default.dtype = zstd_3.dtype = DType::u8;
+  zstd_default.data = zstd_3.data = bytes;
+  zstd_default.encoding = zstd_3.encoding = Encoding::zstd;
+  zstd_3.level = 3;
+  EXPECT_EQ(encode_component(zstd_default).value(), encode_component(zstd_3).value());
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // off FMA contraction for this file (CMakeLists.txt) to keep that promise.
 #include <cstring>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "ztensor/gguf.h"
 
 namespace zt {

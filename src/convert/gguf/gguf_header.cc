@@ -1,5 +1,5 @@
 // GGUF file parse: fixed header, then key/values, tensor infos, data section.
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "convert/gguf/gguf_file.h"
 #include "convert/gguf/gguf_limits.h"
 

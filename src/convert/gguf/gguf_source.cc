@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "convert/path_open.h"
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "convert/file_bytes.h"
 #include "convert/mapped_open.h"
 #include "convert/gguf/gguf_file.h"

@@ -3,7 +3,7 @@
 #include <unordered_set>
 
 #include "container/validate.h"
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "convert/gguf/gguf_file.h"
 #include "convert/gguf/gguf_limits.h"
 

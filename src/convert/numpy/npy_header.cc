@@ -1,7 +1,7 @@
 // .npy prelude (magic, version, header length) and numpy dtype strings.
 #include <cstring>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "convert/numpy/npy_header.h"
 
 namespace zt::npy {

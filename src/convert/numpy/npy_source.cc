@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "convert/path_open.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "convert/indexed_source.h"
 #include "convert/mapped_open.h"
 #include "convert/numpy/npy_array.h"

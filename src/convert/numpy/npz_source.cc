@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "container/validate.h"
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 #include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
 #include "convert/mapped_open.h"

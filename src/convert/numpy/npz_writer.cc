@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "ztensor/atomic_file.h"
-#include "ztensor/checked_math.h"
+#include "common/atomic_file.h"
+#include "common/checked_math.h"
 #include "convert/numpy/npy_header.h"
 #include "convert/numpy/zip_reader.h"
 #include "ztensor/reader.h"  // ComponentBytes

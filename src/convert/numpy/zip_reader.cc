@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 
 namespace zt::zip {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <sys/stat.h>
 
-#include "ztensor/checked_math.h"
-#include "ztensor/mapped_file.h"
+#include "common/checked_math.h"
+#include "common/mapped_file.h"
 
 namespace zt::onnx {
 namespace {

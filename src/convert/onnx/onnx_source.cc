@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "container/validate.h"
-#include "ztensor/mapped_file.h"
+#include "common/mapped_file.h"
 #include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
 #include "convert/mapped_open.h"

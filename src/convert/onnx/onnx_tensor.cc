@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstring>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 #include "convert/onnx/protobuf_wire.h"
 
 namespace zt::onnx {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 
 namespace zt::pickle {
 namespace {

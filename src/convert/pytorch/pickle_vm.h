@@ -21,8 +21,8 @@ using Ref = uint32_t;
 
 // Hostile-input caps. torch.save pickles are small (a few bytes per tensor
 // and name); these leave orders of magnitude of headroom.
-// "Limits: memo size, stack depth, string lengths vs remaining bytes, total
-// ops" (issue 4, restricted unpickler).
+// The restricted unpickler bounds its memo size, stack depth, string lengths
+// (against the bytes remaining) and total ops.
 inline constexpr size_t kMaxMemoEntries = size_t{1} << 22;
 inline constexpr size_t kMaxStackDepth = size_t{1} << 22;
 inline constexpr size_t kMaxMarkDepth = size_t{1} << 16;

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "ztensor/checked_math.h"
+#include "common/checked_math.h"
 
 namespace zt {
 namespace {

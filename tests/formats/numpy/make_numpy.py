@@ -214,7 +214,7 @@ def main():
                                                ("w.npy", f4, 0, None, None, 0)]), "open", "invalid_structure"),
         "duplicate_member_names.npz": (zip_bytes([("w.npy", f4, 0, None, None, None),
                                                   ("w.npy", f4, 0, None, None, None)]), "open", "invalid_structure"),
-        # the archive opens; the object member is refused when read (issue 9)
+        # the archive opens; the object member is refused when read (it would need pickle)
         "object_array_member.npz": (zip_bytes([("w.npy", obj.getvalue(), 8, None, None, None)]), "read",
                                     "unsupported"),
         "encrypted_member.npz": (zip_bytes([("w.npy", f4, 0, None, None, None)], flags=1), "open", "unsupported"),

@@ -14,9 +14,7 @@
 #include <vector>
 
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace z4ai::detail {
 
 inline constexpr uint8_t kMagicModelDelta[4] = {'Z', '4', 'D', 'M'};
@@ -52,4 +50,3 @@ struct ModelDeltaLayout {
 zt::Result<ModelDeltaLayout> parse_model_delta(std::span<const uint8_t> frame);
 
 }  // namespace z4ai::detail
-ZT_API_END

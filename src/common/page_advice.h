@@ -7,9 +7,7 @@
 #pragma once
 
 #include <cstddef>
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 // Callers prefault only buffers of at least this size: smaller ones have few
@@ -24,4 +22,3 @@ inline constexpr size_t kPrefaultMinBytes = size_t{8} << 20;
 void prefault_pages(void* data, size_t size);
 
 }  // namespace zt
-ZT_API_END

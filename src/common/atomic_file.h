@@ -19,9 +19,7 @@
 #include <string>
 
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class AtomicFile {
@@ -72,4 +70,3 @@ class AtomicFile {
 };
 
 }  // namespace zt
-ZT_API_END

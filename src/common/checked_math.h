@@ -4,9 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 inline std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
@@ -37,4 +35,3 @@ inline uint64_t align_up(uint64_t v, uint64_t alignment) {
 }
 
 }  // namespace zt
-ZT_API_END

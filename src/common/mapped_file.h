@@ -9,9 +9,7 @@
 #include <string>
 
 #include "ztensor/status.h"
-#include "ztensor/export.h"
 
-ZT_API_BEGIN
 namespace zt {
 
 class MappedFile {
@@ -44,4 +42,3 @@ class MappedFile {
 };
 
 }  // namespace zt
-ZT_API_END

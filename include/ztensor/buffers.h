@@ -1,0 +1,14 @@
+// Output buffers a front end allocates for the library to fill, such as the
+// Python bytes object z4ai::compress_to writes a frame into.
+#pragma once
+
+#include <cstddef>
+
+namespace zt {
+
+// Faults in the pages of a fresh buffer the library is about to fill with
+// one call instead of one trap per page, when it is large enough for that to
+// pay; a small buffer is left alone. Advisory: never fails.
+void prepare_output_buffer(void* data, size_t size);
+
+}  // namespace zt
