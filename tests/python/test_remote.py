@@ -537,16 +537,14 @@ def test_get_slice_of_a_url_fetches_only_the_rows(served_embedding, name, framew
     np.testing.assert_array_equal(np.asarray(s[20:2:-7, ::3]), emb[20:2:-7, ::3])
     with ztensor.open(server.root / name) as local:  # where the tensor's bytes sit in the file
         _, _, _, _, _, start, length, _ = local._r.index()[0]
-    # The open's last request can reach the log after clear_log(): count the
-    # requests inside the tensor only. One range per index, each no larger
-    # than its rows (+ HTTP headers); the whole 4 MiB tensor was fetched before.
-    data = []
-    for _, rng, _, sent in server.requests():
+    # One range per index, inside the tensor, each no larger than its rows
+    # (+ HTTP headers); the whole 4 MiB tensor was fetched before.
+    log = server.requests()
+    assert len(log) == 3, log
+    for _, rng, _, _ in log:
         first, last = map(int, rng[len("bytes="):].split("-"))
-        if first >= start and last < start + length:
-            data.append(sent)
-    assert len(data) == 3, server.requests()
-    assert sum(data) < (10 + 1 + 15) * 1024 + 3 * 1024, server.requests()
+        assert first >= start and last < start + length, log
+    assert sum(sent for _, _, _, sent in log) < (10 + 1 + 15) * 1024 + 3 * 1024, log
 
 
 @pytest.fixture(scope="module")
