@@ -15,6 +15,7 @@
 
 #include "ztensor/mapped_file.h"
 #include "ztensor/status.h"
+#include "test_pause.h"
 
 namespace zt::cli {
 
@@ -42,6 +43,7 @@ struct JobProgress {
     return [this](uint64_t d, uint64_t t) {
       total = t ? t : 1;
       done = d;
+      pause_for_test_after_progress(d);
     };
   }
 };
