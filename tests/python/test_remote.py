@@ -6,7 +6,6 @@ for the faults: a server ignoring Range, 503s, a file changing mid-read.
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import pytest
 import ztensor
 import ztensor.numpy
 from _cli import ZT, needs_zt
+from _peak import peak_rss_of
 from _servers import FaultServer, Nginx
 
 BIG = np.arange(4 << 20, dtype=np.float32)  # 16 MiB: read in concurrent parts
@@ -412,13 +412,8 @@ def test_cli_convert_of_a_url_keeps_memory_bounded(tmp_path):
     size = (root / "m.zt").stat().st_size
     server = Nginx(root, tmp_path)
     try:
-        probe = ("import resource, subprocess, sys; "
-                 "rc = subprocess.run(sys.argv[1:]).returncode; "
-                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024); sys.exit(rc)")
-        out = subprocess.run([sys.executable, "-c", probe, ZT, "convert", server.url("m.zt"), str(tmp_path / "o.zt")],
-                             capture_output=True, text=True)
-        assert out.returncode == 0, out.stderr
-        peak = int(out.stdout.split()[-1])
+        rc, peak, err, _ = peak_rss_of([ZT, "convert", server.url("m.zt"), tmp_path / "o.zt"])
+        assert rc == 0, err
         assert peak < size // 4, f"peak RSS {peak} for a {size}-byte file"
     finally:
         server.stop()
