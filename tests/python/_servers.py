@@ -13,6 +13,7 @@ after the requests under test, whose line is waited for (bounded); every
 line before it is then written. Sentinel lines are left out of requests().
 """
 
+import http.client
 import http.server
 import re
 import shutil
@@ -25,10 +26,15 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from _waits import wait_until
+from _waits import EVENT_SECONDS, wait_until
 
-# How long a server may take to accept connections before the fixture fails.
-STARTUP_SECONDS = 20
+# How long a server may take to accept connections before the fixture fails:
+# moto's imports alone took 10-20 s on a loaded 2-core machine.
+STARTUP_SECONDS = EVENT_SECONDS
+# Starts of a server on ports picked by free_port(): another process may take
+# a port between the pick and the server's bind (any outgoing connection can
+# be given it), and then the server fails or another one answers there.
+START_ATTEMPTS = 3
 
 NGINX_CONF = """
 daemon off;
@@ -79,10 +85,39 @@ def wait_listening(port, proc=None):
         raise RuntimeError(str(e)) from None
 
 
-def mark_log(url, log_path, seconds=STARTUP_SECONDS):
+def start_listening(launch, what):
+    """launch() starts a server on fresh ports and returns (process, port,
+    its stderr log, a callable that requests a sentinel and waits for its log
+    line). Returns the process once it listens and has logged that request,
+    so the port is its own and not another server's; otherwise starts it
+    again on other ports, START_ATTEMPTS times in all."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        proc, port, log, mark = launch()
+        try:
+            wait_listening(port, proc)
+            mark(proc)
+            return proc
+        except (RuntimeError, AssertionError, OSError, http.client.HTTPException) as e:
+            stop_process(proc, signal.SIGTERM)
+            if attempt == START_ATTEMPTS:
+                text = log.read_text(errors="replace") if log.exists() else ""
+                raise RuntimeError(f"{what} did not start ({e}): {text}") from None
+
+
+def stop_process(proc, signo):
+    if proc.poll() is None:
+        proc.send_signal(signo)
+        try:
+            proc.wait(timeout=STARTUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def mark_log(url, log_path, proc=None, seconds=STARTUP_SECONDS):
     """Requests `url` (a sentinel path of the server), then waits until its
-    line is in the log at `log_path`: the server has written every line of
-    the requests answered before it."""
+    line is in the log at `log_path` (or `proc` exits): the server has
+    written every line of the requests answered before it."""
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
     try:
         direct.open(url, timeout=seconds).close()
@@ -93,7 +128,7 @@ def mark_log(url, log_path, seconds=STARTUP_SECONDS):
     def logged():
         return log_path.exists() and tag in log_path.read_text(errors="replace")
 
-    wait_until(logged, f"the sentinel request {tag.strip()} in {log_path}", seconds)
+    wait_until(logged, f"the sentinel request {tag.strip()} in {log_path}", seconds, proc)
 
 
 def sentinel_tag():
@@ -123,25 +158,28 @@ class Nginx:
 
     def __init__(self, root: Path, tmp: Path, tls=None):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
-        self.root, self.tmp, self.port, self.control_port = root, tmp, free_port(), free_port()
+        self.root, self.tmp = root, tmp
         self.scheme = "https" if tls else "http"
         tls_conf = f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else ""
         conf = tmp / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf,
-                                          control_port=self.control_port, sentinel=SENTINEL_PATH))
-        self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            wait_listening(self.port, self.proc)
-        except RuntimeError:
-            self.stop()
-            raise RuntimeError("nginx did not start: " + (tmp / "startup.log").read_text(errors="replace"))
+
+        def launch():
+            self.port = free_port()
+            self.control_port = next(p for p in iter(free_port, None) if p != self.port)
+            conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf,
+                                              control_port=self.control_port, sentinel=SENTINEL_PATH))
+            with open(tmp / "stderr.log", "wb") as err:  # nginx keeps its own descriptor
+                proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
+                                        stdout=subprocess.DEVNULL, stderr=err)
+            return proc, self.port, tmp / "stderr.log", self._mark_log
+
+        self.proc = start_listening(launch, "nginx")
 
     def url(self, name):
         return f"{self.scheme}://127.0.0.1:{self.port}/{name}"
 
-    def _mark_log(self):
-        mark_log(f"http://127.0.0.1:{self.control_port}{sentinel_tag()}", self.tmp / "access.log")
+    def _mark_log(self, proc=None):
+        mark_log(f"http://127.0.0.1:{self.control_port}{sentinel_tag()}", self.tmp / "access.log", proc)
 
     def requests(self):
         """[(request line, Range header, status, bytes sent)] of every request
@@ -162,13 +200,7 @@ class Nginx:
             f.truncate(0)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)
-            try:
-                self.proc.wait(timeout=STARTUP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, signal.SIGQUIT)
 
 
 RANGE = re.compile(r"bytes=(\d+)-(\d+)$")
@@ -279,16 +311,17 @@ class MotoS3:
     def __init__(self, tmp: Path):
         import sys
 
-        self.port = free_port()
         self.log_path = tmp / "moto.log"
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        try:
-            wait_listening(self.port, self.proc)
-        except RuntimeError:
-            self.stop()
-            raise RuntimeError("moto did not start: " + self.log_path.read_text(errors="replace"))
+
+        def launch():
+            self.port = free_port()
+            with open(self.log_path, "wb") as log:  # the server keeps its own descriptor
+                proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                        stdout=log, stderr=subprocess.STDOUT)
+            return proc, self.port, self.log_path, lambda proc: mark_log(self.endpoint + sentinel_tag(),
+                                                                          self.log_path, proc)
+
+        self.proc = start_listening(launch, "moto")
 
     @property
     def endpoint(self):
@@ -309,11 +342,4 @@ class MotoS3:
         return out
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=STARTUP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        stop_process(self.proc, signal.SIGTERM)
