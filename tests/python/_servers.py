@@ -45,7 +45,7 @@ error_log {tmp}/error.log;
 events {{ worker_connections 64; }}
 http {{
     log_format ranges '$request|$http_range|$status|$bytes_sent';
-    access_log {tmp}/access.log ranges;
+    access_log {tmp}/access.log ranges{log_buffer};
     client_body_temp_path {tmp}/client_body;
     proxy_temp_path {tmp}/proxy;
     fastcgi_temp_path {tmp}/fastcgi;
@@ -154,9 +154,10 @@ class Nginx:
     """nginx serving `root` on 127.0.0.1 (over TLS when given `tls=(cert,
     key)`); `requests()` parses its access log. Its one worker also listens
     on a plain-HTTP control port for the sentinel requests, so they need
-    no certificate."""
+    no certificate. `late_log` buffers the log (lines written up to a second
+    late): the tests of requests() itself use it."""
 
-    def __init__(self, root: Path, tmp: Path, tls=None):
+    def __init__(self, root: Path, tmp: Path, tls=None, late_log=False):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
         self.root, self.tmp = root, tmp
         self.scheme = "https" if tls else "http"
@@ -167,7 +168,8 @@ class Nginx:
             self.port = free_port()
             self.control_port = next(p for p in iter(free_port, None) if p != self.port)
             conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf,
-                                              control_port=self.control_port, sentinel=SENTINEL_PATH))
+                                              control_port=self.control_port, sentinel=SENTINEL_PATH,
+                                              log_buffer=" buffer=4k flush=1s" if late_log else ""))
             with open(tmp / "stderr.log", "wb") as err:  # nginx keeps its own descriptor
                 proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
                                         stdout=subprocess.DEVNULL, stderr=err)
