@@ -3,6 +3,8 @@
 #   make demo   - deps + the project venv (.venv) with only what the demo needs + build + save/load
 #                 the all-MiniLM-L6-v2 weights as .zt
 #   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python, the wheel)
+#   make test-stress - tests/python STRESS_RUNS (5) times in a row under CPU load (stress-ng, one
+#                 busy worker per core); any failure fails it. The tests wait on events, never on time
 #   make wheel  - a manylinux wheel per CPython (WHEEL_PYTHONS) carrying its native libraries into dist/
 #   make sdist  - the source distribution into dist/
 #   make fuzz-long MINUTES=N - every fuzz target N minutes from its kept corpus (fuzz/work/)
@@ -36,7 +38,7 @@ WHEEL_PYTHONS ?= $(foreach v,$(WHEEL_PYTHON_VERSIONS),$(or $(call pyenv_python,$
 # tests/install installs the wheel of each of these into a fresh venv of that interpreter.
 export ZT_WHEEL_PYTHONS := $(WHEEL_PYTHONS)
 
-.PHONY: deps venv builddeps pydeps demodeps build build-lib wheel sdist test-install build-asan build-tsan fuzz fuzz-long python test test-cpp test-tsan test-cli-asan test-fuzz test-python demo bench clean
+.PHONY: deps venv builddeps pydeps demodeps build build-lib wheel sdist test-install build-asan build-tsan fuzz fuzz-long python test test-cpp test-tsan test-cli-asan test-fuzz test-python test-stress demo bench clean
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -126,11 +128,23 @@ test-cli-asan: build-asan pydeps
 
 # ZT_CLI: the tests run the native zt itself, not the console entry point in front of it (whose
 # Python start would count in the CLI's measured peak RSS); tests/install runs the entry point.
+# (A shell expression: the installed package says where its binary is.)
+INSTALLED_ZT := $$($(PYTHON) -c 'from ztensor._zt_command import binary_path; print(binary_path())')
 test-python: python pydeps
-	ZT_NO_SKIPS=1 ZT_CLI=$$($(PYTHON) -c 'from ztensor._zt_command import binary_path; print(binary_path())') \
-	  $(PYTHON) -m pytest -q tests/python
+	ZT_NO_SKIPS=1 ZT_CLI=$(INSTALLED_ZT) $(PYTHON) -m pytest -q tests/python
 
 test: test-cpp test-tsan test-fuzz test-python test-cli-asan test-install
+
+# A race in a test (a sleep, a log read too early, a signal sent too late) shows under load: the Python
+# tests run with every core kept busy by stress-ng, STRESS_RUNS times in a row, stopping at the first
+# failure. stress-ng is stopped on every way out (its --timeout is a backstop should make be killed).
+STRESS_RUNS ?= 5
+test-stress: deps python pydeps
+	@stress-ng --cpu $(JOBS) --timeout 6h --quiet & load=$$!; trap 'kill $$load 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	for run in $$(seq $(STRESS_RUNS)); do \
+	  echo "test-stress: run $$run of $(STRESS_RUNS), $(JOBS) CPU stressors"; \
+	  ZT_NO_SKIPS=1 ZT_CLI=$(INSTALLED_ZT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python || exit 1; \
+	done
 
 demo: python demodeps
 	$(PYTHON) examples/demo.py

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "dask_handoff.h"
 #include "progress.h"
+#include "test_pause.h"
 #include "ztensor/convert.h"
 #include "ztensor/sharded_writer.h"
 
@@ -198,6 +199,10 @@ int cmd_convert(std::span<char* const> args) {
       return d.stats;
     }
     ZT_ASSIGN_OR_RETURN(auto source, open_source(in, /*verify_on_read=*/true));  // never copy bytes whose digest is wrong
+    options.progress = [&bar](uint64_t done, uint64_t total) {
+      bar.update(done, total);
+      pause_for_test_after_progress(done);
+    };
     input_format = source->format_name();
     return out_format == FileFormat::zt    ? convert_source_to_zt(*source, out, options)
            : out_format == FileFormat::npz ? convert_source_to_npz(*source, out, options.progress)

@@ -10,6 +10,7 @@
 #include "describe.h"
 #include "progress.h"
 #include "codec_job.h"
+#include "test_pause.h"
 #include "ztensor/files.h"
 #include "z4ai/model_delta.h"
 #include "z4ai/zstn.h"
@@ -65,6 +66,7 @@ Status verify_source(const TensorSource& source, uint64_t* components, uint64_t*
       done += c.length;
     }
     bar.update(done, total);
+    pause_for_test_after_progress(done);
   }
   if (!dynamic_cast<const Reader*>(&source)) ZT_RETURN_IF_ERROR(source.verify());
   return Status::Ok();

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ztensor/status.h"
+#include "test_pause.h"
 
 namespace zt::cli {
 
@@ -34,6 +35,7 @@ struct JobProgress {
     return [this](uint64_t d, uint64_t t) {
       total = t ? t : 1;
       done = d;
+      pause_for_test_after_progress(d);
     };
   }
 };

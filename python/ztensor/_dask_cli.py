@@ -22,6 +22,40 @@ from .errors import ZTensorError
 # How long the scheduler has to answer before zt gives up on it.
 SCHEDULER_CONNECT_TIMEOUT = "30s"
 INSTALL_HINT = "pip install 'ztensor[dask]'"
+# Test-only, as in zt itself (include/ztensor/test_pause.h): with
+# ZT_TEST_PAUSE_AT=progress and ZT_TEST_PAUSE_FIFO naming a FIFO, the first
+# progress report after some work tells the test "<pid> progress" and blocks
+# until the test has opened and closed the FIFO, so the tests signal zt while
+# the workers are known to be busy (tests/python/_pause.py is the other side).
+TEST_PAUSE_AT_ENV, TEST_PAUSE_FIFO_ENV = "ZT_TEST_PAUSE_AT", "ZT_TEST_PAUSE_FIFO"
+PROGRESS_PAUSE_POINT = "progress"
+
+
+def _pause_for_test() -> None:
+    fifo = os.environ[TEST_PAUSE_FIFO_ENV]
+    with open(fifo, "w") as announce:
+        announce.write(f"{os.getpid()} {PROGRESS_PAUSE_POINT}\n")
+    fd = os.open(fifo, os.O_RDONLY)  # returns once the test holds the write end
+    try:
+        while os.read(fd, 1):  # until the test closes it
+            pass
+    finally:
+        os.close(fd)
+
+
+def _pausing_once(report: Callable[[int, int], None]) -> Callable[[int, int], None]:
+    if os.environ.get(TEST_PAUSE_AT_ENV) != PROGRESS_PAUSE_POINT or not os.environ.get(TEST_PAUSE_FIFO_ENV):
+        return report
+    paused = False
+
+    def report_then_pause(done: int, total: int) -> None:
+        nonlocal paused
+        report(done, total)
+        if done > 0 and not paused:
+            paused = True
+            _pause_for_test()
+
+    return report_then_pause
 
 
 def _run(request: dict, send: Callable[..., None]) -> int:
@@ -42,7 +76,7 @@ def _run(request: dict, send: Callable[..., None]) -> int:
             stats = convert(request["src"], request["dst"], compression=request["compression"],
                             level=request["level"], effort=request["effort"], checksum=request["checksum"],
                             max_shard_size=request["max_shard_size"], durable=request["durable"], client=client,
-                            progress=lambda done, total: send(progress=[done, total]))
+                            progress=_pausing_once(lambda done, total: send(progress=[done, total])))
         except ZTensorError as e:  # nothing was published
             send(error={"code": e.code, "message": str(e)})
             return 1

@@ -25,7 +25,7 @@
 #include "codec/safetensors_header.h"
 #include "codec/thread_pool.h"
 #include "codec/zstn_input.h"
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 #include "z4ai/zstn.h"
 #include "common/atomic_file.h"
 #include "common/mapped_file.h"

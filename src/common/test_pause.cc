@@ -1,4 +1,4 @@
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,7 +24,10 @@ void test_pause(const char* point) {
   ssize_t written = ::write(fd, line, static_cast<size_t>(n));
   (void)written;
   ::close(fd);
-  fd = ::open(fifo, O_RDONLY | O_CLOEXEC);  // blocks until the test opens its write end
+  // Blocks until the test opens its write end. A signal (the SIGINT or
+  // SIGWINCH a test sends meanwhile) does not end the pause; the test's close does.
+  do fd = ::open(fifo, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
   if (fd < 0) return;
   for (char c;;) {  // until the test closes it
     const ssize_t r = ::read(fd, &c, 1);

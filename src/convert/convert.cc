@@ -9,7 +9,7 @@
 #include <cstring>
 #include <optional>
 
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 #include "convert/mapped_open.h"
 #include "convert/path_open.h"
 #include "convert/safetensors_index.h"

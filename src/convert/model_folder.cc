@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 #include "convert/folder_scan.h"
 #include "convert/shard_index.h"
 #include "common/atomic_file.h"

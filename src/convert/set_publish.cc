@@ -16,7 +16,7 @@
 #include <random>
 #include <string_view>
 
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 #include "convert/shard_index.h"
 #include "common/atomic_file.h"
 #include "ztensor/sharded_writer.h"

@@ -13,7 +13,7 @@
 #include <set>
 #include <string_view>
 
-#include "common/test_pause.h"
+#include "ztensor/test_pause.h"
 #include "convert/set_publish.h"
 #include "common/atomic_file.h"
 

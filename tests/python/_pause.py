@@ -1,4 +1,4 @@
-"""The test's side of the library's pause points (src/common/test_pause.h):
+"""The test's side of the library's pause points (include/ztensor/test_pause.h):
 run a process with ``pause.env``, ``wait()`` until it reaches the point
 (returns the pid of the process that paused, which may be a child of the one
 started), act (truncate a file, kill it), then ``resume()`` it.
@@ -27,24 +27,36 @@ class Pause:
         self._read = os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK)
         self.env = {"ZT_TEST_PAUSE_AT": point, "ZT_TEST_PAUSE_FIFO": self.fifo}
         self.pid = None
+        self._line = b""
+
+    def _take_announcement(self, timeout):
+        """Reads what the process wrote within `timeout` s; True once its line is whole."""
+        if self.pid is not None:
+            return True
+        ready, _, _ = select.select([self._read], [], [], timeout)
+        if ready:
+            self._line += os.read(self._read, 256)
+        if not self._line.endswith(b"\n"):
+            return False
+        pid, point = self._line.decode().split()
+        assert point == self.point, self._line
+        self.pid = int(pid)
+        return True
+
+    def reached(self):
+        """Whether the process stands at the point now (never blocks)."""
+        return self._take_announcement(0)
 
     def wait(self, proc):
         """Blocks until the process reaches the point; returns the pid that paused.
         ``proc`` (a Popen) is watched so that an early exit fails at once."""
         deadline = time.monotonic() + PAUSE_TIMEOUT_S
-        line = b""
-        while not line.endswith(b"\n"):
+        while not self._take_announcement(1.0):
             if time.monotonic() > deadline:
                 raise AssertionError(f"no pause at {self.point} within {PAUSE_TIMEOUT_S} s")
-            ready, _, _ = select.select([self._read], [], [], 1.0)
-            if ready:
-                line += os.read(self._read, 256)
-            elif proc.poll() is not None:
+            if proc.poll() is not None:
                 out, err = proc.communicate()
                 raise AssertionError(f"exited with {proc.returncode} before pausing at {self.point}: {out} {err}")
-        pid, point = line.decode().split()
-        assert point == self.point, line
-        self.pid = int(pid)
         return self.pid
 
     def resume(self):

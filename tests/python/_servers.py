@@ -5,21 +5,36 @@ with a config written to a temp dir, its access log recording each request's
 Range header, status and bytes sent. FaultServer: a tiny threaded
 http.server handler that serves ranges but can ignore Range, answer 503 a
 given number of times, or change the ETag after some requests.
+
+A server writes a request's log line after it has sent the response, so a
+test that reads the log at once can miss the last lines. Nginx and MotoS3
+read their logs behind a sentinel: a request to a path of their own, made
+after the requests under test, whose line is waited for (bounded); every
+line before it is then written. Sentinel lines are left out of requests().
 """
 
+import http.client
 import http.server
-import os
 import re
 import shutil
 import signal
 import socket
 import subprocess
 import threading
-import time
+import urllib.error
+import urllib.request
+import uuid
 from pathlib import Path
 
-# How long a server may take to accept connections before the fixture fails.
-STARTUP_SECONDS = 20
+from _waits import EVENT_SECONDS, wait_until
+
+# How long a server may take to accept connections before the fixture fails:
+# moto's imports alone took 10-20 s on a loaded 2-core machine.
+STARTUP_SECONDS = EVENT_SECONDS
+# Starts of a server on ports picked by free_port(): another process may take
+# a port between the pick and the server's bind (any outgoing connection can
+# be given it), and then the server fails or another one answers there.
+START_ATTEMPTS = 3
 
 NGINX_CONF = """
 daemon off;
@@ -30,7 +45,7 @@ error_log {tmp}/error.log;
 events {{ worker_connections 64; }}
 http {{
     log_format ranges '$request|$http_range|$status|$bytes_sent';
-    access_log {tmp}/access.log ranges;
+    access_log {tmp}/access.log ranges{log_buffer};
     client_body_temp_path {tmp}/client_body;
     proxy_temp_path {tmp}/proxy;
     fastcgi_temp_path {tmp}/fastcgi;
@@ -40,10 +55,14 @@ http {{
     default_type application/octet-stream;
     server {{
         listen 127.0.0.1:{port}{tls};
+        listen 127.0.0.1:{control_port};
         root {root};
+        location ^~ {sentinel} {{ return 204; }}
     }}
 }}
 """
+# Requests to this path prefix mark a point in a server's log (see above).
+SENTINEL_PATH = "/.zt-log-sentinel/"
 
 
 def free_port():
@@ -53,16 +72,67 @@ def free_port():
 
 
 def wait_listening(port, proc=None):
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
+    def listening():
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
+                return True
         except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {STARTUP_SECONDS} s")
+            return False
+
+    try:
+        wait_until(listening, f"listening on 127.0.0.1:{port}", STARTUP_SECONDS, proc)
+    except AssertionError as e:
+        raise RuntimeError(str(e)) from None
+
+
+def start_listening(launch, what):
+    """launch() starts a server on fresh ports and returns (process, port,
+    its stderr log, a callable that requests a sentinel and waits for its log
+    line). Returns the process once it listens and has logged that request,
+    so the port is its own and not another server's; otherwise starts it
+    again on other ports, START_ATTEMPTS times in all."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        proc, port, log, mark = launch()
+        try:
+            wait_listening(port, proc)
+            mark(proc)
+            return proc
+        except (RuntimeError, AssertionError, OSError, http.client.HTTPException) as e:
+            stop_process(proc, signal.SIGTERM)
+            if attempt == START_ATTEMPTS:
+                text = log.read_text(errors="replace") if log.exists() else ""
+                raise RuntimeError(f"{what} did not start ({e}): {text}") from None
+
+
+def stop_process(proc, signo):
+    if proc.poll() is None:
+        proc.send_signal(signo)
+        try:
+            proc.wait(timeout=STARTUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def mark_log(url, log_path, proc=None, seconds=STARTUP_SECONDS):
+    """Requests `url` (a sentinel path of the server), then waits until its
+    line is in the log at `log_path` (or `proc` exits): the server has
+    written every line of the requests answered before it."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+    try:
+        direct.open(url, timeout=seconds).close()
+    except urllib.error.HTTPError:
+        pass  # an error status is logged too
+    tag = urllib.request.urlparse(url).path + " "
+
+    def logged():
+        return log_path.exists() and tag in log_path.read_text(errors="replace")
+
+    wait_until(logged, f"the sentinel request {tag.strip()} in {log_path}", seconds, proc)
+
+
+def sentinel_tag():
+    return SENTINEL_PATH + uuid.uuid4().hex
 
 
 def make_tls_cert(tmp: Path):
@@ -82,50 +152,57 @@ def make_tls_cert(tmp: Path):
 
 class Nginx:
     """nginx serving `root` on 127.0.0.1 (over TLS when given `tls=(cert,
-    key)`); `requests()` parses its access log."""
+    key)`); `requests()` parses its access log. Its one worker also listens
+    on a plain-HTTP control port for the sentinel requests, so they need
+    no certificate. `late_log` buffers the log (lines written up to a second
+    late): the tests of requests() itself use it."""
 
-    def __init__(self, root: Path, tmp: Path, tls=None):
+    def __init__(self, root: Path, tmp: Path, tls=None, late_log=False):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
-        self.root, self.tmp, self.port = root, tmp, free_port()
+        self.root, self.tmp = root, tmp
         self.scheme = "https" if tls else "http"
         tls_conf = f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else ""
         conf = tmp / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf))
-        self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            wait_listening(self.port, self.proc)
-        except RuntimeError:
-            self.stop()
-            raise RuntimeError("nginx did not start: " + (tmp / "startup.log").read_text(errors="replace"))
+
+        def launch():
+            self.port = free_port()
+            self.control_port = next(p for p in iter(free_port, None) if p != self.port)
+            conf.write_text(NGINX_CONF.format(tmp=tmp, root=root, port=self.port, tls=tls_conf,
+                                              control_port=self.control_port, sentinel=SENTINEL_PATH,
+                                              log_buffer=" buffer=4k flush=1s" if late_log else ""))
+            with open(tmp / "stderr.log", "wb") as err:  # nginx keeps its own descriptor
+                proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(tmp), "-e", str(tmp / "startup.log")],
+                                        stdout=subprocess.DEVNULL, stderr=err)
+            return proc, self.port, tmp / "stderr.log", self._mark_log
+
+        self.proc = start_listening(launch, "nginx")
 
     def url(self, name):
         return f"{self.scheme}://127.0.0.1:{self.port}/{name}"
 
+    def _mark_log(self, proc=None):
+        mark_log(f"http://127.0.0.1:{self.control_port}{sentinel_tag()}", self.tmp / "access.log", proc)
+
     def requests(self):
-        """[(request line, Range header, status, bytes sent)] in order."""
-        log = self.tmp / "access.log"
-        if not log.exists():
-            return []
+        """[(request line, Range header, status, bytes sent)] of every request
+        answered so far, in order."""
+        self._mark_log()
         out = []
-        for line in log.read_text().splitlines():
+        for line in (self.tmp / "access.log").read_text().splitlines():
             request, rng, status, sent = line.rsplit("|", 3)
-            out.append((request, rng, int(status), int(sent)))
+            if SENTINEL_PATH not in request:
+                out.append((request, rng, int(status), int(sent)))
         return out
 
     def clear_log(self):
-        # nginx keeps the file open: truncate it in place.
+        # The lines of requests answered so far first, or they would land
+        # after the cut. nginx keeps the file open (O_APPEND): truncate it in place.
+        self._mark_log()
         with open(self.tmp / "access.log", "r+") as f:
             f.truncate(0)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)
-            try:
-                self.proc.wait(timeout=STARTUP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, signal.SIGQUIT)
 
 
 RANGE = re.compile(r"bytes=(\d+)-(\d+)$")
@@ -323,16 +400,18 @@ class MotoS3:
     def __init__(self, tmp: Path, env=None):
         import sys
 
-        self.port = free_port()
         self.log_path = tmp / "moto.log"
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
-        try:
-            wait_listening(self.port, self.proc)
-        except RuntimeError:
-            self.stop()
-            raise RuntimeError("moto did not start: " + self.log_path.read_text(errors="replace"))
+
+        def launch():
+            self.port = free_port()
+            with open(self.log_path, "wb") as log:  # the server keeps its own descriptor
+                proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                        stdout=log, stderr=subprocess.STDOUT,
+                                        env={**os.environ, **(env or {})})
+            return proc, self.port, self.log_path, lambda proc: mark_log(self.endpoint + sentinel_tag(),
+                                                                          self.log_path, proc)
+
+        self.proc = start_listening(launch, "moto")
 
     @property
     def endpoint(self):
@@ -359,24 +438,18 @@ class MotoS3:
         return s3
 
     def requests(self):
-        """[(request line, status)] of the access log."""
-        self.log.flush()
+        """[(request line, status)] of the access log, every request answered
+        so far included (sentinel: a GET of a bucket that does not exist)."""
+        mark_log(self.endpoint + sentinel_tag(), self.log_path)
         out = []
         for line in self.log_path.read_text(errors="replace").splitlines():
             # werkzeug colours some request lines (ANSI escapes) depending on its version and the
             # packages beside it; the project venv's set does.
             line = ANSI_ESCAPE.sub("", line)
             m = re.search(r'"((?:GET|HEAD|PUT|POST) [^"]*)" (\d{3})', line)
-            if m:
+            if m and SENTINEL_PATH not in m.group(1):
                 out.append((m.group(1), int(m.group(2))))
         return out
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=STARTUP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        stop_process(self.proc, signal.SIGTERM)

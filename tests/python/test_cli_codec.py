@@ -10,11 +10,11 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 import numpy as np
 import pytest
 from _cli import ZT, needs_zt
+from _waits import EVENT_SECONDS, PausePoint
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
@@ -589,32 +589,28 @@ def test_no_progress_output_when_stderr_is_not_a_terminal(st_file, tmp_path):
 
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_interrupt_leaves_no_temporary(tmp_path, sig, code):
+@pytest.mark.parametrize("out_name", ["big.zt", "big.zstn"])
+def test_interrupt_leaves_no_temporary(tmp_path, sig, code, out_name):
     rng = np.random.default_rng(5)
     big = {f"w{i}": rng.standard_normal((512, 512)).astype(np.float32) for i in range(24)}
-    src = save(tmp_path / "big.safetensors", big)
-    out = tmp_path / "big.zt"
-    p = subprocess.Popen([ZT, "compress", src, out, "--effort", "max"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # Wait until the writer's temporary exists (named, or an O_TMPFILE inode
-    # of the folder held open by the process), then interrupt.
-    def writing():
-        if list(tmp_path.glob("big.zt.tmp-*")):
-            return True
+    work = tmp_path / "work"
+    work.mkdir()
+    src = save(work / "big.safetensors", big)
+    # zt stops after its first tensor is written to the temporary, until
+    # released: the signal lands mid-write however fast the machine is.
+    with PausePoint(tmp_path) as pause:
+        p = subprocess.Popen([ZT, "compress", src, work / out_name], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=dict(os.environ, **pause.env))
         try:
+            pause.wait(p)
+            # The writer's temporary exists: named, or an O_TMPFILE inode of
+            # the folder held open by the process.
             links = [os.readlink(f"/proc/{p.pid}/fd/{fd}") for fd in os.listdir(f"/proc/{p.pid}/fd")]
-        except OSError:
-            return False
-        return any(link.startswith(f"{tmp_path}/#") for link in links)
-
-    deadline = time.monotonic() + 120
-    while p.poll() is None and not writing() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    if p.poll() is not None:
-        pytest.skip("compression finished before it could be interrupted")
-    p.send_signal(sig)
-    _, err = p.communicate(timeout=120)
-    if p.returncode == 0:
-        pytest.skip("compression finished before the signal arrived")
+            assert list(work.glob(out_name + ".tmp-*")) or any(link.startswith(f"{work}/#") for link in links), links
+            p.send_signal(sig)
+            _, err = p.communicate(timeout=EVENT_SECONDS)
+        finally:
+            p.kill()  # only if an assertion above left it running
     assert p.returncode == code, err
     assert b"interrupted" in err
-    only(tmp_path, "big.safetensors")
+    only(work, "big.safetensors")

@@ -11,6 +11,8 @@ import fcntl
 import json
 import os
 import re
+import select
+import signal
 import struct
 import subprocess
 import termios
@@ -19,6 +21,7 @@ import numpy as np
 import pytest
 
 from _cli import ZT, needs_zt
+from _waits import EVENT_SECONDS, PausePoint
 
 pytestmark = needs_zt
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -31,22 +34,38 @@ def run_in_pty(args, columns=80, env_extra=None):
     p = subprocess.Popen([ZT, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
     os.close(slave)
     chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    assert p.wait(timeout=600) == 0, b"".join(chunks).decode(errors="replace")
+    try:
+        while (data := read_terminal(master)) is not None:
+            chunks.append(data)
+    except BaseException:
+        p.kill()
+        raise
+    finally:
+        os.close(master)
+    assert p.wait(timeout=EVENT_SECONDS) == 0, b"".join(chunks).decode(errors="replace")
     return b"".join(chunks).decode(errors="replace")
+
+
+def read_terminal(master):
+    """The next output on the terminal, or None once zt has closed it;
+    fails if it writes nothing for EVENT_SECONDS."""
+    ready, _, _ = select.select([master], [], [], EVENT_SECONDS)
+    assert ready, f"zt wrote nothing to its terminal for {EVENT_SECONDS} s"
+    try:
+        return os.read(master, 65536) or None
+    except OSError:  # EIO: the child closed the terminal
+        return None
 
 
 def screen_lines(text):
     """What each redraw put on the line: split at \\r and \\n, erase codes removed."""
     return [s.replace("\x1b[K", "") for s in re.split(r"[\r\n]", text) if s.replace("\x1b[K", "")]
+
+
+def finished_lines(text):
+    """screen_lines of the redraws that are complete: the last one may still
+    be arriving."""
+    return screen_lines(text[:max(text.rfind("\r"), text.rfind("\n")) + 1])
 
 
 def make_model(path, tensors=64, rows=512):
@@ -162,40 +181,42 @@ def test_effort_help_and_error_name_fast_balanced_max(tmp_path, model):
 
 
 def test_bar_redraws_to_the_new_width_after_sigwinch(tmp_path):
-    import select
-    import signal
-
-    src = tmp_path / "slow.safetensors"
-    make_model(src, tensors=32)  # --effort max on one thread: seconds of work, tensor by tensor
+    src = tmp_path / "model.safetensors"
+    make_model(src, tensors=32)
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    env = dict(os.environ, COLUMNS="100", ZT_PROGRESS_DELAY_MS="0")
-    p = subprocess.Popen([ZT, "compress", str(src), str(tmp_path / "m.zstn"), "--effort", "max", "--threads", "1"],
-                         stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-    os.close(slave)  # so that reading the master ends (EIO) when zt exits
-    before, after, resized = [], [], False
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            break
+    # zt stops after its first tensor until released, its main thread still
+    # redrawing the bar: the resize lands mid-job however fast the machine.
+    # Stages: wide (100 columns), resized (SIGWINCH sent, zt still paused),
+    # released (zt has drawn at 40 columns and goes on).
+    text = {"wide": "", "resized": "", "released": ""}
+    stage = "wide"
+    with PausePoint(tmp_path) as pause:
+        env = dict(os.environ, COLUMNS="100", ZT_PROGRESS_DELAY_MS="0", **pause.env)
+        p = subprocess.Popen([ZT, "compress", str(src), str(tmp_path / "m.zstn"), "--threads", "1"],
+                             stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+        os.close(slave)  # so that reading the master ends (EIO) when zt exits
         try:
-            data = os.read(master, 65536).decode(errors="replace")
-        except OSError:
-            break
-        if not data:
-            break
-        (after if resized else before).append(data)
-        if not resized and "%" in data:
-            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
-            p.send_signal(signal.SIGWINCH)
-            resized = True
-    os.close(master)
-    assert p.wait(timeout=600) == 0
-    wide = [s for s in screen_lines("".join(before)) if s.startswith("compressing")]
-    assert any(len(s) > 40 for s in wide), wide  # it used the 100 columns first
+            while (data := read_terminal(master)) is not None:
+                text[stage] += data.decode(errors="replace")
+                if stage == "wide" and "%" in text["wide"] and pause.reached():
+                    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+                    p.send_signal(signal.SIGWINCH)
+                    stage = "resized"
+                elif stage == "resized" and any(len(s) <= 39 for s in finished_lines(text["resized"])
+                                                if s.startswith("compressing")):
+                    pause.release()
+                    stage = "released"
+        except BaseException:
+            p.kill()
+            raise
+        finally:
+            os.close(master)
+    assert p.wait(timeout=EVENT_SECONDS) == 0
+    assert stage == "released", text
+    assert any(len(s) > 40 for s in screen_lines(text["wide"]) if s.startswith("compressing")), text["wide"]
     # Lines drawn before zt saw the signal may still arrive; from the first
     # line at the new width on, every line fits it.
-    later = [s for s in screen_lines("".join(after)) if s.startswith("compressing")]
-    first = next((i for i, s in enumerate(later) if len(s) <= 39), None)
-    assert first is not None, later
+    later = [s for s in screen_lines(text["resized"] + text["released"]) if s.startswith("compressing")]
+    first = next(i for i, s in enumerate(later) if len(s) <= 39)
     assert all(len(s) <= 39 for s in later[first:]), later

@@ -4,12 +4,15 @@ Reads release the GIL; each holds its own reference to the native source, so
 a concurrent close() can only make later calls raise the closed-reader
 error: never a crash, and never wrong values.
 """
+import itertools
 import threading
+import time
 
 import numpy as np
 import pytest
 
 import ztensor
+from _waits import EVENT_SECONDS
 
 THREADS = 8
 ROUNDS = 60  # bounded: a few hundred reads per test
@@ -28,18 +31,30 @@ def _write(path):
     return data
 
 
-def _run_readers(reader, data, close_after=None):
+def _run_readers(reader, data, close=False):
+    """THREADS threads read `data`'s objects from `reader`: ROUNDS reads each;
+    with `close`, this thread closes the reader once every thread has read
+    once, and each thread reads on until it meets the closed-reader error
+    (bounded in time), so the close lands while they read however the
+    threads are scheduled."""
     wrong, closed_errors, other = [], [], []
-    started = threading.Barrier(THREADS + 1)
+    read_once = threading.Barrier(THREADS + 1)
+    deadline = time.monotonic() + EVENT_SECONDS
 
     def work(t):
-        started.wait()
-        for i in range(ROUNDS):
+        for i in itertools.count() if close else range(ROUNDS):
+            if i == 1:
+                read_once.wait()
+            if time.monotonic() > deadline:
+                return  # the close never reached this thread: counted below
             name = list(data)[(t + i) % 3]
             try:
                 got = reader.read(name)
             except ztensor.ZTensorError as e:
-                (closed_errors if "closed" in str(e) else other).append(e)
+                if "closed" in str(e):
+                    closed_errors.append(e)
+                    return
+                other.append(e)
                 continue
             if not np.array_equal(got, data[name]):
                 wrong.append(name)
@@ -47,12 +62,11 @@ def _run_readers(reader, data, close_after=None):
     threads = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
     for th in threads:
         th.start()
-    started.wait()
-    if close_after is not None:
-        close_after.wait(timeout=10)
+    read_once.wait(timeout=EVENT_SECONDS)
+    if close:
         reader.close()
     for th in threads:
-        th.join(timeout=60)
+        th.join(timeout=EVENT_SECONDS)
     assert not any(th.is_alive() for th in threads)
     return wrong, closed_errors, other
 
@@ -67,10 +81,9 @@ def test_eight_threads_read_raw_zstd_z4ai(tmp_path):
 def test_close_while_eight_threads_read(tmp_path):
     data = _write(tmp_path / "m.zt")
     r = ztensor.open(str(tmp_path / "m.zt"))
-    soon = threading.Event()
-    threading.Timer(0.01, soon.set).start()
-    wrong, closed_errors, other = _run_readers(r, data, close_after=soon)
+    wrong, closed_errors, other = _run_readers(r, data, close=True)
     assert wrong == [] and other == []
+    assert len(closed_errors) == THREADS  # each thread read on until the close reached it
     assert r.closed
     # Every read after the close is refused with the closed-reader error.
     with pytest.raises(ztensor.ZTensorError, match="closed"):

@@ -4,6 +4,7 @@ temporary is an O_TMPFILE inode where the filesystem has one, and otherwise
 the next writer into the folder removes it."""
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import textwrap
 import numpy as np
 
 import ztensor
+from _waits import EVENT_SECONDS
 
 WRITER = textwrap.dedent("""
     import sys
@@ -32,6 +34,8 @@ def test_sigkill_mid_write_leaves_no_temporary_after_the_next_write(tmp_path):
     out.write_bytes(b"old")  # the previous version must survive the kill
     p = subprocess.Popen([sys.executable, "-c", WRITER, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    ready, _, _ = select.select([p.stdout], [], [], EVENT_SECONDS)  # the writer stands mid-write
+    assert ready, f"the writer printed nothing for {EVENT_SECONDS} s"
     assert p.stdout.readline() == "writing\n"
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=60)

@@ -6,7 +6,6 @@ for the faults: a server ignoring Range, 503s, a file changing mid-read.
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import ztensor
 import ztensor.numpy
 from _cli import ZT, needs_zt
 from _capi import find_libztensor
+from _peak import peak_rss_of
 from _servers import FaultServer, Nginx
 
 BIG = np.arange(4 << 20, dtype=np.float32)  # 16 MiB: read in concurrent parts
@@ -390,13 +390,8 @@ def test_cli_convert_of_a_url_keeps_memory_bounded(tmp_path):
     size = (root / "m.zt").stat().st_size
     server = Nginx(root, tmp_path)
     try:
-        probe = ("import resource, subprocess, sys; "
-                 "rc = subprocess.run(sys.argv[1:]).returncode; "
-                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024); sys.exit(rc)")
-        out = subprocess.run([sys.executable, "-c", probe, ZT, "convert", server.url("m.zt"), str(tmp_path / "o.zt")],
-                             capture_output=True, text=True)
-        assert out.returncode == 0, out.stderr
-        peak = int(out.stdout.split()[-1])
+        rc, peak, err, _ = peak_rss_of([ZT, "convert", server.url("m.zt"), tmp_path / "o.zt"])
+        assert rc == 0, err
         assert peak < size // 4, f"peak RSS {peak} for a {size}-byte file"
     finally:
         server.stop()
@@ -515,16 +510,14 @@ def test_get_slice_of_a_url_fetches_only_the_rows(served_embedding, name, framew
     np.testing.assert_array_equal(np.asarray(s[20:2:-7, ::3]), emb[20:2:-7, ::3])
     with ztensor.open(server.root / name) as local:  # where the tensor's bytes sit in the file
         _, _, _, _, _, start, length, _ = local._r.index()[0]
-    # The open's last request can reach the log after clear_log(): count the
-    # requests inside the tensor only. One range per index, each no larger
-    # than its rows (+ HTTP headers); the whole 4 MiB tensor was fetched before.
-    data = []
-    for _, rng, _, sent in server.requests():
+    # One range per index, inside the tensor, each no larger than its rows
+    # (+ HTTP headers); the whole 4 MiB tensor was fetched before.
+    log = server.requests()
+    assert len(log) == 3, log
+    for _, rng, _, _ in log:
         first, last = map(int, rng[len("bytes="):].split("-"))
-        if first >= start and last < start + length:
-            data.append(sent)
-    assert len(data) == 3, server.requests()
-    assert sum(data) < (10 + 1 + 15) * 1024 + 3 * 1024, server.requests()
+        assert first >= start and last < start + length, log
+    assert sum(sent for _, _, _, sent in log) < (10 + 1 + 15) * 1024 + 3 * 1024, log
 
 
 @pytest.fixture(scope="module")
