@@ -19,9 +19,7 @@ turns any of them into .zt, safetensors or .npz.
 ``save_file``/``load_file``/``save``/``load``.
 """
 
-from __future__ import annotations
-
-import importlib
+import importlib as _importlib
 
 from . import errors
 from .errors import (
@@ -97,12 +95,20 @@ __all__ = [
 ]
 
 
+# Imported on first use, so `import ztensor` does not need torch.
+_LAZY_MODULES = ("numpy", "torch")
+
+
 def __getattr__(name):
-    # `ztensor.torch` without importing torch up front.
-    if name in ("numpy", "torch"):
-        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f".{name}", __name__)
     if name in ("DTYPE_TORCH_TO_ZT", "DTYPE_ZT_TO_TORCH"):  # 1.2.x names; importing torch only when asked
         from ._compat import torch_tables
 
         return torch_tables()[name == "DTYPE_ZT_TO_TORCH"]
     raise AttributeError(f"module 'ztensor' has no attribute {name!r}")
+
+
+def __dir__():
+    # The API only: not the modules this file imports nor the private submodules.
+    return sorted({*__all__, *_LAZY_MODULES, "__version__"})
