@@ -16,7 +16,8 @@ checkpoints and ONNX (detected by content); ``ztensor.convert(src, dst)``
 turns any of them into .zt, safetensors or .npz.
 
 ``ztensor.numpy`` and ``ztensor.torch`` offer safetensors-style
-``save_file``/``load_file``/``save``/``load``.
+``save_file``/``load_file``/``save``/``load``; ``ztensor.transformers``
+saves and loads Hugging Face models (``save_pretrained``/``from_pretrained``).
 """
 
 import importlib as _importlib
@@ -95,8 +96,8 @@ __all__ = [
 ]
 
 
-# Imported on first use, so `import ztensor` does not need torch.
-_LAZY_MODULES = ("numpy", "torch")
+# Imported on first use, so `import ztensor` needs neither torch nor transformers.
+_LAZY_MODULES = ("numpy", "torch", "transformers")
 
 
 def __getattr__(name):

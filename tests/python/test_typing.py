@@ -106,7 +106,7 @@ def test_dir_shows_the_api_only():
     import ztensor
 
     names = set(dir(ztensor))
-    assert names == set(ztensor.__all__) | {"numpy", "torch", "__version__"}
+    assert names == set(ztensor.__all__) | {"numpy", "torch", "transformers", "__version__"}
     assert not names & {"annotations", "importlib"}
     assert all(getattr(ztensor, n) is not None for n in names)
 

@@ -33,3 +33,5 @@ with ztensor.safe_open("m.zt", framework="pt") as pt:
 with ztensor.safe_open("m.zt", framework="np") as f:
     reveal_type(f.get_tensor("w"))  # R: numpy.ndarray  R-not: |
 reveal_type(ztensor.torch.load_file("m.zt"))  # R: dict[str, torch._tensor.Tensor]
+import ztensor.transformers  # noqa: E402
+reveal_type(ztensor.transformers.from_pretrained("folder"))  # R: PreTrainedModel
