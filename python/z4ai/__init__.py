@@ -14,7 +14,7 @@ Frames: ``Z4AI`` (default, fast), ``ZARA`` (``effort="balanced"``/``"max"``),
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, TypeVar, overload
 
 from . import _z4ai
 from ._arrays import compress_array, decompress_array, is_array_frame, unwrap_array_frame
@@ -102,7 +102,19 @@ def compress(data, *, dtype: Optional[str] = None, level: Optional[int] = None, 
                           effort_arg(effort))
 
 
-def decompress(blob, *, out=None, threads: int = 0, max_output: Optional[int] = None):
+# decompress(..., out=buf) returns buf itself.
+_Out = TypeVar("_Out")
+
+
+@overload
+def decompress(blob: Any, *, out: None = None, threads: int = ..., max_output: Optional[int] = ...) -> bytes: ...
+
+
+@overload
+def decompress(blob: Any, *, out: _Out, threads: int = ..., max_output: Optional[int] = ...) -> _Out: ...
+
+
+def decompress(blob: Any, *, out: Any = None, threads: int = 0, max_output: Optional[int] = None) -> Any:
     """Decompress a z4ai frame back to the original bytes (byte-identical).
 
     With ``out`` (a writable buffer at least as long as the data) the bytes
@@ -143,7 +155,15 @@ def compress_delta(current, reference, *, dtype: Optional[str] = None, level: Op
     return delta.compress(current, reference, dtype=dtype, level=level, threads=threads)
 
 
-def decompress_delta(blob, reference, *, out=None, max_output: Optional[int] = None):
+@overload
+def decompress_delta(blob: Any, reference: Any, *, out: None = None, max_output: Optional[int] = ...) -> bytes: ...
+
+
+@overload
+def decompress_delta(blob: Any, reference: Any, *, out: _Out, max_output: Optional[int] = ...) -> _Out: ...
+
+
+def decompress_delta(blob: Any, reference: Any, *, out: Any = None, max_output: Optional[int] = None) -> Any:
     """Reconstruct a checkpoint from a delta frame and its reference."""
     return delta.decompress(blob, reference, out=out, max_output=max_output)
 

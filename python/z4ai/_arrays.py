@@ -8,9 +8,13 @@ z4ai frame (layout in docs/codec.md):
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING, Any
 
 from . import _z4ai
 from ._args import effort_arg, level_arg, max_output_arg
+
+if TYPE_CHECKING:  # numpy is imported only when an array is handled
+    import numpy.typing as npt
 
 MAGIC = b"Z4NA"
 _VERSION = 1
@@ -76,7 +80,7 @@ def _resolve_dtype(name: str):
         return np.dtype(getattr(ml_dtypes, name))
 
 
-def decompress_array(blob, *, max_output=None):
+def decompress_array(blob: Any, *, max_output: Any = None) -> npt.NDArray[Any]:
     """Decompress a frame created by :func:`compress_array` into an array.
 
     ``max_output`` (bytes) caps the declared size, as for :func:`z4ai.decompress`.

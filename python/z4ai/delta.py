@@ -9,7 +9,7 @@ reference raises :class:`z4ai.Z4aiError` instead of returning wrong weights.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, TypeVar, overload
 
 from . import _z4ai
 from ._args import as_buffer, level_arg, max_output_arg
@@ -36,7 +36,21 @@ def compress(current, reference, *, dtype: Optional[str] = None, level: Optional
                                 int(threads), bool(auto), effort_arg(effort))
 
 
-def decompress(blob, reference, *, out=None, threads: int = 0, max_output: Optional[int] = None):
+# decompress(..., out=buf) returns buf itself.
+_Out = TypeVar("_Out")
+
+
+@overload
+def decompress(blob: Any, reference: Any, *, out: None = None, threads: int = ...,
+               max_output: Optional[int] = ...) -> bytes: ...
+
+
+@overload
+def decompress(blob: Any, reference: Any, *, out: _Out, threads: int = ..., max_output: Optional[int] = ...) -> _Out: ...
+
+
+def decompress(blob: Any, reference: Any, *, out: Any = None, threads: int = 0,
+               max_output: Optional[int] = None) -> Any:
     """Reconstruct the checkpoint; ``out`` (writable buffer) receives it if given.
 
     ``max_output`` (bytes) caps the declared size: a larger one raises

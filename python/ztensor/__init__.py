@@ -16,12 +16,11 @@ checkpoints and ONNX (detected by content); ``ztensor.convert(src, dst)``
 turns any of them into .zt, safetensors or .npz.
 
 ``ztensor.numpy`` and ``ztensor.torch`` offer safetensors-style
-``save_file``/``load_file``/``save``/``load``.
+``save_file``/``load_file``/``save``/``load``; ``ztensor.transformers``
+saves and loads Hugging Face models (``save_pretrained``/``from_pretrained``).
 """
 
-from __future__ import annotations
-
-import importlib
+import importlib as _importlib
 
 from . import errors
 from .errors import (
@@ -105,12 +104,20 @@ __all__ = [
 ]
 
 
+# Imported on first use, so `import ztensor` needs neither torch nor transformers.
+_LAZY_MODULES = ("numpy", "torch", "transformers")
+
+
 def __getattr__(name):
-    # `ztensor.torch` without importing torch up front.
-    if name in ("numpy", "torch"):
-        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f".{name}", __name__)
     if name in ("DTYPE_TORCH_TO_ZT", "DTYPE_ZT_TO_TORCH"):  # 1.2.x names; importing torch only when asked
         from ._compat import torch_tables
 
         return torch_tables()[name == "DTYPE_ZT_TO_TORCH"]
     raise AttributeError(f"module 'ztensor' has no attribute {name!r}")
+
+
+def __dir__():
+    # The API only: not the modules this file imports nor the private submodules.
+    return sorted({*__all__, *_LAZY_MODULES, "__version__"})

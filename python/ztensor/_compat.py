@@ -16,13 +16,14 @@ digests stay true. The cost is one pass over the file.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, Union, overload
 
 import numpy as np
 
 from ._dtypes import STORAGE_TO_LEGACY_NAME, STORAGE_TO_NUMPY
 from ._reader import Reader as Source
-from ._reader import _typed
+from ._reader import NumpyObject, TorchObject, _typed
+from ._typing import NumpyFramework, TorchFramework
 from ._writer import Writer as _Writer
 from .errors import error
 
@@ -101,8 +102,30 @@ class Reader(Source):
     them. ``read(name, "numpy"|"torch")`` (a framework given) is the current
     API's array or tensor."""
 
-    def read(self, name, framework: Optional[str] = None, *, copy: bool = False, dequantize: bool = False):
+    # 1.2.x's read(name) -> Tensor differs from Source.read(name) -> array on
+    # purpose: this class keeps the old meaning (hence the ignored override).
+    @overload  # type: ignore[override]
+    def read(self, name: str, framework: None = None, *, copy: bool = ...,
+             dequantize: Literal[False] = ...) -> Tensor: ...
+
+    @overload
+    def read(self, name: Union[List[str], Tuple[str, ...]], framework: None = None, *, copy: bool = ...,
+             dequantize: Literal[False] = ...) -> Dict[str, Tensor]: ...
+
+    @overload
+    def read(self, name: str, framework: NumpyFramework, *, copy: bool = ..., dequantize: bool = ...) -> NumpyObject: ...
+
+    @overload
+    def read(self, name: str, framework: TorchFramework, *, copy: bool = ..., dequantize: bool = ...) -> TorchObject: ...
+
+    @overload
+    def read(self, name: str, framework: None = None, *, copy: bool = ..., dequantize: Literal[True]) -> NumpyObject: ...
+
+    def read(self, name: Union[str, List[str], Tuple[str, ...]], framework: Optional[str] = None, *,
+             copy: bool = False, dequantize: bool = False) -> Any:
         if framework is not None or dequantize:
+            if not isinstance(name, str):
+                raise TypeError(f"read(name, framework) takes one name (a str), not {type(name).__name__}")
             return super().read(name, framework or "numpy", copy=copy, dequantize=dequantize)
         if isinstance(name, str):
             return self._tensor(name, copy)
@@ -124,7 +147,7 @@ class Reader(Source):
         return Tensor(comps, shape=info.shape, format=info.format, type=(main.type or None) if main else None,
                       dtype=dtype, attributes=info.attributes or None)
 
-    def read_tensor(self, name: str):
+    def read_tensor(self, name: str) -> NumpyObject:
         """One dense object as a numpy array (1.2 docs' name for ``reader[name]``)."""
         return super().read(name, "numpy")
 
@@ -146,10 +169,11 @@ class Reader(Source):
             return
         if dst is None:
             raise TypeError("read_into(name, dst): dst is required when name is a str")
+        src: Any = super().read(name, "numpy" if isinstance(dst, np.ndarray) else "torch")
         if isinstance(dst, np.ndarray):
-            np.copyto(dst, super().read(name))
+            np.copyto(dst, src)
         else:
-            dst.copy_(super().read(name, "torch"))
+            dst.copy_(src)
 
 
 class Writer(_Writer):

@@ -6,16 +6,24 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union, overload
 
 import numpy as np
 
 from . import _core
 from ._dtypes import STORAGE_TO_LEGACY_NAME, numpy_dtype, torch_dtype
 from ._sparse import check_coo, check_csr, scipy_sparse
+from ._typing import NumpyArray, NumpyFramework, SparseArray, TorchFramework
 from .errors import error
 
+if TYPE_CHECKING:
+    import torch
+
+    from ._slice import TensorSlice
+
 _FRAMEWORKS = ("numpy", "torch")
+# Every .zt file (v0.1 to v1.2) starts with these bytes.
+_ZT_MAGIC = b"ZTEN"
 
 
 class Shape(tuple):
@@ -170,6 +178,12 @@ class GgufQuantized:
                 f"blocks={self.blocks.nbytes} bytes>")
 
 
+# What read() returns for each framework: an array or tensor for dense (and,
+# in torch, sparse) objects; scipy.sparse arrays for sparse ones in numpy.
+NumpyObject = Union[NumpyArray, SparseArray, QuantizedGroup, GgufQuantized]
+TorchObject = Union["torch.Tensor", QuantizedGroup, GgufQuantized]
+
+
 def _typed(arr: np.ndarray, storage: str, logical: Optional[str]) -> np.ndarray:
     """View storage elements as their logical numpy type (bf16, fp8, complex)."""
     dt = numpy_dtype(storage, logical)
@@ -223,8 +237,17 @@ class Reader:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, verify: bool = False) -> "Reader":
-        """A reader over a whole .zt file held in memory (copied once)."""
-        return cls(None, verify=verify, _core_reader=_core.Reader.from_bytes(bytes(data), verify))
+        """A reader over a whole .zt file held in memory (copied once), or a
+        safetensors file's bytes (what safetensors' ``save`` returns)."""
+        if bytes(data[:len(_ZT_MAGIC)]) == _ZT_MAGIC:
+            return cls(None, verify=verify, _core_reader=_core.Reader.from_bytes(bytes(data), verify))
+        view = memoryview(data).cast("B")  # anything else is read as safetensors, whose parser judges it
+
+        def read(offset: int, length: int) -> bytes:
+            return bytes(view[offset:offset + length])
+
+        return cls(None, verify=verify, _core_reader=_core.Reader.open_callback("bytes.safetensors", len(view), read,
+                                                                                verify))
 
     # -- lifetime -----------------------------------------------------------
     def close(self) -> None:
@@ -304,7 +327,18 @@ class Reader:
             return _typed(arr, self.object(name).components[role].dtype, None)
         return arr
 
-    def read(self, name: str, framework: str = "numpy", *, copy: bool = False, dequantize: bool = False):
+    @overload
+    def read(self, name: str, framework: NumpyFramework = ..., *, copy: bool = ...,
+             dequantize: bool = ...) -> NumpyObject: ...
+
+    @overload
+    def read(self, name: str, framework: TorchFramework, *, copy: bool = ..., dequantize: bool = ...) -> TorchObject: ...
+
+    @overload
+    def read(self, name: str, framework: str, *, copy: bool = ...,
+             dequantize: bool = ...) -> Union[NumpyObject, TorchObject]: ...
+
+    def read(self, name: str, framework: str = "numpy", *, copy: bool = False, dequantize: bool = False) -> Any:
         """One object in the chosen framework ("numpy" or "torch").
 
         dense -> array of its shape and logical type; sparse_csr/sparse_coo ->
@@ -420,7 +454,16 @@ class Reader:
         else:
             self._r.verify_object(name)
 
-    def get_slice(self, name: str, framework: str = "numpy"):
+    @overload
+    def get_slice(self, name: str, framework: NumpyFramework = ...) -> TensorSlice[NumpyArray]: ...
+
+    @overload
+    def get_slice(self, name: str, framework: TorchFramework) -> TensorSlice[torch.Tensor]: ...
+
+    @overload
+    def get_slice(self, name: str, framework: str) -> TensorSlice[Any]: ...
+
+    def get_slice(self, name: str, framework: str = "numpy") -> TensorSlice[Any]:
         """A :class:`~ztensor.TensorSlice` of one dense object, indexed lazily
         like safetensors' ``safe_open(...).get_slice(name)``: ``s[1000:1010]``
         of a raw object reads only those rows (a view of the file for numpy,
@@ -432,12 +475,12 @@ class Reader:
         return TensorSlice(self, name, framework)
 
     # -- ztensor 1.2.x / safetensors compatible surface ----------------------
-    def __getitem__(self, name: str):
+    def __getitem__(self, name: str) -> NumpyObject:
         if not isinstance(name, str) or not self._r.has(name):
             raise KeyError(f"Tensor '{name}' not found")
         return self.read(name, "numpy")
 
-    def get_tensor(self, name: str):
+    def get_tensor(self, name: str) -> NumpyObject:
         return self[name]
 
     def read_numpy(self, name, *, copy: bool = False):
@@ -448,7 +491,12 @@ class Reader:
     def read_torch(self, name, *, copy: bool = False, device: str = "cpu"):
         if isinstance(name, str):
             t = self.read(name, "torch")
-            return t if device == "cpu" else t.to(device)
+            if device == "cpu":
+                return t
+            if isinstance(t, (QuantizedGroup, GgufQuantized)):
+                raise error("unsupported", f"object '{name}' is not a tensor ({type(t).__name__}): it cannot be "
+                                           f"moved to {device}")
+            return t.to(device)
         return {n: self.read_torch(n, device=device) for n in name}
 
     def read_tensors(self, names, *, copy: bool = False) -> Dict[str, Any]:
@@ -507,6 +555,7 @@ def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
         base = torch.empty(0, dtype=torch.uint8).set_(storage)  # type: ignore[arg-type]  # from_file's stub is too wide
     dtypes: Dict[Any, Any] = {}
     out = {}
+    t: Any
     for name, fmt, shape, storage_dtype, logical, offset, length, plain in index:
         if fmt == "dense" and plain and base is not None:
             key = (storage_dtype, logical)

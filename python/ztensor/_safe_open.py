@@ -11,24 +11,56 @@ import::
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Generic, List, Optional, TypeVar, Union, cast, overload
 
+import numpy as np
+
+from ._files import copies
 from ._fsspec import open_any
 from ._slice import TensorSlice
+from ._typing import NumpyArray, SafeOpenNumpy, SafeOpenTorch
 from .errors import error
+
+if TYPE_CHECKING:
+    import torch
 
 # safetensors' framework names for the two this package produces.
 _FRAMEWORKS = {"pt": "torch", "torch": "torch", "pytorch": "torch", "np": "numpy", "numpy": "numpy"}
 
+# torch.Tensor or a numpy array, per the framework the file was opened for.
+T = TypeVar("T")
 
-class safe_open:  # noqa: N801 (safetensors' name)
+
+class safe_open(Generic[T]):  # noqa: N801 (safetensors' name)
     """Open ``filename`` (a .zt, safetensors, .zstn, GGUF, ... path, or any
     URL :func:`ztensor.open` takes, with its ``storage_options``) for lazy
     per-tensor reads in ``framework`` ("pt" or "np"), tensors placed on
-    ``device`` (torch only)."""
+    ``device`` (torch only). ``backend="pread"`` gives tensors with memory
+    of their own instead of views of the file's mapping (safetensors'
+    meaning); "mmap" is the default.
 
-    def __init__(self, filename: Union[str, os.PathLike], framework: str, device: Union[str, int] = "cpu", *,
-                 storage_options: Optional[Dict[str, Any]] = None):
+    ``get_tensor`` returns tensors only, as safetensors does: an object
+    that is not one in ``framework`` (a quantized group, GGUF blocks, a
+    sparse object in numpy) raises UnsupportedError; read those with
+    ``ztensor.open(path).read(name)``."""
+
+    @overload
+    def __init__(self: "safe_open[torch.Tensor]", filename: Union[str, os.PathLike[str]], framework: SafeOpenTorch,
+                 device: Union[str, int] = ..., *, backend: str = ...,
+                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+
+    @overload
+    def __init__(self: "safe_open[NumpyArray]", filename: Union[str, os.PathLike[str]], framework: SafeOpenNumpy,
+                 device: Union[str, int] = ..., *, backend: str = ...,
+                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+
+    @overload
+    def __init__(self: "safe_open[Any]", filename: Union[str, os.PathLike[str]], framework: str,
+                 device: Union[str, int] = ..., *, backend: str = ...,
+                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+
+    def __init__(self, filename: Union[str, os.PathLike[str]], framework: str, device: Union[str, int] = "cpu", *,
+                 backend: str = "mmap", storage_options: Optional[Dict[str, Any]] = None) -> None:
         fw = _FRAMEWORKS.get(framework)
         if fw is None:
             raise error("unsupported", f"safe_open: framework {framework!r} is not supported; "
@@ -37,16 +69,18 @@ class safe_open:  # noqa: N801 (safetensors' name)
             raise error("invalid_argument", f"safe_open: numpy arrays live on the cpu, not {device!r}")
         self._framework = fw
         self._device = f"cuda:{device}" if isinstance(device, int) else device
+        self._copy = copies(backend)
         self._src = open_any(filename, storage_options=storage_options)
 
-    def __enter__(self) -> "safe_open":
+    def __enter__(self) -> "safe_open[T]":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._src.close()
 
     def keys(self) -> List[str]:
-        return self._src.keys()
+        """Names sorted (as safetensors returns them); offset_keys() gives file order."""
+        return sorted(self._src.keys())
 
     def offset_keys(self) -> List[str]:
         """Names in file order (safetensors orders them by data offset)."""
@@ -57,11 +91,27 @@ class safe_open:  # noqa: N801 (safetensors' name)
         meta = {k: v for k, v in self._src.attributes.items() if isinstance(k, str) and isinstance(v, str)}
         return meta or None
 
-    def get_tensor(self, name: str) -> Any:
-        t = self._src.read(name, self._framework)
-        if self._framework == "torch" and str(self._device) != "cpu":
-            t = t.to(self._device)
-        return t
+    def get_tensor(self, name: str) -> T:
+        t = self._src.read(name, self._framework, copy=self._copy)
+        if self._framework == "torch":
+            import torch
 
-    def get_slice(self, name: str) -> TensorSlice:
-        return self._src.get_slice(name, self._framework)
+            if not isinstance(t, torch.Tensor):
+                raise self._not_a_tensor(name)
+            if str(self._device) != "cpu":
+                t = t.to(self._device)
+        elif not isinstance(t, np.ndarray):  # a scipy.sparse array or a group
+            raise self._not_a_tensor(name)
+        return cast(T, t)
+
+    def _not_a_tensor(self, name: str) -> Exception:
+        fmt = self._src.object(name).format
+        return error("unsupported", f"safe_open: object '{name}' is {fmt}, not a {self._framework} tensor; read it "
+                                    f"with ztensor.open(path).read('{name}', '{self._framework}')")
+
+    def get_tensors(self) -> Dict[str, T]:
+        """Every tensor, by name in file order (safetensors' get_tensors)."""
+        return {k: self.get_tensor(k) for k in self.offset_keys()}
+
+    def get_slice(self, name: str) -> TensorSlice[T]:
+        return cast(TensorSlice[T], self._src.get_slice(name, self._framework))

@@ -12,7 +12,7 @@ tensors holding only the selected elements.
 
 from __future__ import annotations
 
-from typing import List
+from typing import Any, Generic, List, TypeVar, cast
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from ._dtypes import torch_dtype
 from ._files import is_url
 from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
 from .errors import error
+
+# numpy arrays or torch tensors, per the framework the slice was made for.
+T = TypeVar("T")
 
 # (storage dtype, logical type) -> safetensors' dtype name (get_dtype()).
 _SAFETENSORS_NAMES = {
@@ -65,7 +68,7 @@ def _row_window(key, shape):
     return None
 
 
-class TensorSlice:
+class TensorSlice(Generic[T]):
     """One dense object, indexed lazily: ``s[a:b]``, ``s[a:b, c:d]``,
     ``s[..., 3]``, ``s[i]``, negative indices and steps, with numpy's rules
     and errors (IndexError for an out-of-range index or too many indices).
@@ -103,7 +106,7 @@ class TensorSlice:
             raise TypeError("len() of a 0-d tensor slice")
         return self._shape[0]
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> T:
         window = _row_window(key, self._shape) if self._ranged else None
         full = None
         if window is not None:
@@ -115,11 +118,11 @@ class TensorSlice:
             full = _typed(*full)
         part = full[key]
         if self._framework == "numpy":
-            return part
+            return cast(T, part)
         # One copy of the selected elements only; C order so torch can view
         # the bytes (numpy cannot hold every torch dtype, see _numpy_to_torch).
         arr = np.array(part, order="C", copy=True)
-        return _numpy_to_torch(arr, torch_dtype(self._storage, self._logical), arr.shape, copy=False)
+        return cast(T, _numpy_to_torch(arr, torch_dtype(self._storage, self._logical), arr.shape, copy=False))
 
     def __repr__(self) -> str:
         return (f"<ztensor.TensorSlice {self._name!r} shape={self.get_shape()} "

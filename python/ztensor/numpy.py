@@ -18,10 +18,9 @@ from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
-from ._files import Compression, check_metadata, save_to_bytes
+from ._files import Compression, copies, save_to_bytes, write_tensors
 from ._fsspec import open_any
 from ._reader import Reader, load_all_numpy
-from ._writer import Writer
 
 __all__ = ["save_file", "load_file", "save", "load"]
 
@@ -37,10 +36,11 @@ def save_file(tensors: Dict[str, np.ndarray], filename: Union[str, os.PathLike],
     `filename` NAME.zt, or the one file when everything fits.
     `compression` is None, "zstd" or "z4ai" (`level`; `effort`
     "fast"|"balanced"|"max" for z4ai), or as in ztensor 1.2.x True (zstd
-    level 3) or an int (that zstd level)."""
-    with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
-        for name, array in tensors.items():
-            w.add(name, array, compression=compression, level=level, checksum=checksum, effort=effort)
+    level 3) or an int (that zstd level). A `filename` ending in
+    .safetensors gets a safetensors file (raw dense arrays only: no
+    compression, checksum or shards), as the safetensors library writes."""
+    write_tensors(tensors, filename, metadata, compression=compression, level=level, checksum=checksum, effort=effort,
+                  durable=durable, max_shard_size=max_shard_size)
 
 
 def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
@@ -51,11 +51,13 @@ def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = No
     return save_to_bytes(lambda path: save_file(tensors, path, metadata, **kwargs))
 
 
-def load_file(filename: Union[str, os.PathLike], copy: bool = False, *,
+def load_file(filename: Union[str, os.PathLike], copy: bool = False, *, backend: str = "mmap",
               storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, np.ndarray]:
     """Every object of `filename` (any format, path or URL ztensor.open
-    reads, with its `storage_options`). copy=True returns writable arrays of
-    their own instead of read-only views."""
+    reads, with its `storage_options`). copy=True (or safetensors'
+    backend="pread") returns writable arrays of their own instead of
+    read-only views."""
+    copy = copies(backend, copy)
     with open_any(filename, storage_options=storage_options) as r:
         out = load_all_numpy(r)
     if copy:

@@ -11,54 +11,17 @@ compressed objects are decoded into fresh tensors.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 import torch
 
-from ._files import Compression, check_metadata, is_url, save_to_bytes
+from ._files import Compression, check_metadata, copies, is_url, save_to_bytes, write_tensors
 from ._fsspec import open_any
 from ._reader import Reader, load_all_torch
-from ._writer import Writer
+from ._torch_sharing import dedup, meta_names, recorded_aliases, retie, shared_groups, tied_names
+from .errors import error
 
 __all__ = ["save_file", "load_file", "save", "load", "save_model", "load_model"]
-
-
-def _storage_key(t: torch.Tensor):
-    return (t.device, t.untyped_storage().data_ptr())
-
-
-def _shared_groups(tensors: Dict[str, torch.Tensor]) -> List[List[str]]:
-    """Names whose tensors share storage (tied weights), groups of >= 2."""
-    groups = defaultdict(list)
-    for name, t in tensors.items():
-        if t.layout != torch.strided or t.numel() == 0 or t.device.type == "meta":
-            continue
-        groups[_storage_key(t)].append(name)
-    return [sorted(g) for g in groups.values() if len(g) > 1]
-
-
-def _covers_storage(t: torch.Tensor) -> bool:
-    s = t.untyped_storage()
-    return (t.data_ptr() == s.data_ptr() and t.is_contiguous()
-            and t.numel() * t.element_size() == s.nbytes())
-
-
-def _dedup(tensors: Dict[str, torch.Tensor], preferred: Iterable[str] = ()) -> Dict[str, List[str]]:
-    """kept name -> aliases to drop, for tensors sharing one storage. The kept
-    name covers the whole storage (preferring `preferred`, then the first
-    name); a group where no tensor does cannot be stored once."""
-    preferred = set(preferred)
-    result = {}
-    for group in _shared_groups(tensors):
-        complete = [n for n in group if _covers_storage(tensors[n])]
-        if not complete:
-            raise RuntimeError(
-                f"tensors {group} share memory but none covers the whole storage; "
-                "clone them or pass force_contiguous=True to save_model")
-        keep = next((n for n in complete if n in preferred), complete[0])
-        result[keep] = [n for n in group if n != keep]
-    return result
 
 
 def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike],
@@ -68,17 +31,24 @@ def save_file(tensors: Dict[str, torch.Tensor], filename: Union[str, os.PathLike
     """Save `tensors` to `filename`, streaming each tensor to disk. Like
     safetensors, tensors that share memory are refused (use save_model).
     `max_shard_size` (bytes, or "5GB"/"2GiB" as Hugging Face accepts) writes
-    NAME-00001-of-0000N.zt ... and NAME.zt.index.json for `filename` NAME.zt."""
-    shared = _shared_groups(tensors)
+    NAME-00001-of-0000N.zt ... and NAME.zt.index.json for `filename` NAME.zt.
+    A `filename` ending in .safetensors gets a safetensors file, which the
+    safetensors library and transformers read (raw tensors only: no
+    compression, checksum or shards)."""
+    for name, t in tensors.items():
+        _check_tensor(name, t)
+    shared = shared_groups(tensors)
     if shared:
         raise RuntimeError(
             f"Some tensors share memory, this would store them twice and break the sharing on load: {shared}. "
             "Use ztensor.torch.save_model, or clone the tensors first.")
-    with Writer(filename, attributes=check_metadata(metadata), durable=durable, max_shard_size=max_shard_size) as w:
-        for name, t in tensors.items():
-            if not isinstance(t, torch.Tensor):
-                raise TypeError(f"tensor '{name}' is a {type(t).__name__}, not a torch.Tensor")
-            w.add(name, t, compression=compression, level=level, checksum=checksum, effort=effort)
+    write_tensors(tensors, filename, metadata, compression=compression, level=level, checksum=checksum, effort=effort,
+                  durable=durable, max_shard_size=max_shard_size)
+
+
+def _check_tensor(name: str, t: object) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"tensor '{name}' is a {type(t).__name__}, not a torch.Tensor")
 
 
 def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = None, **kwargs) -> bytes:
@@ -89,11 +59,13 @@ def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = 
 
 
 def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu",
-              copy: bool = False, *, storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, torch.Tensor]:
+              copy: bool = False, *, backend: str = "mmap",
+              storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, torch.Tensor]:
     """Every object of `filename` (a path or any URL ztensor.open takes, with
-    its `storage_options`) as torch tensors on `device`. copy=True gives
-    tensors that own their memory instead of views of the private mapping
-    (ztensor 1.2.x's copy=)."""
+    its `storage_options`) as torch tensors on `device`. copy=True (or
+    safetensors' backend="pread") gives tensors that own their memory instead
+    of views of the private mapping (ztensor 1.2.x's copy=)."""
+    copy = copies(backend, copy)
     # A URL cannot be mapped into torch storage: verified reads make
     # load_all_torch read each tensor through the core (remote reads check
     # every digest anyway).
@@ -118,7 +90,7 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
     `max_shard_size` shards the file as :func:`save_file` does."""
     state_dict = model.state_dict()
     metadata = dict(check_metadata(metadata) or {})
-    for kept, aliases in _dedup(state_dict).items():
+    for kept, aliases in dedup(state_dict).items():
         for alias in aliases:
             metadata.setdefault(alias, kept)
             del state_dict[alias]
@@ -128,29 +100,64 @@ def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
               durable=durable, max_shard_size=max_shard_size)
 
 
+def _key_error(model: torch.nn.Module, missing: List[str], unexpected: List[str]) -> RuntimeError:
+    parts = []
+    if missing:
+        parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+    if unexpected:
+        parts.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+    return RuntimeError(f"Error(s) in loading state_dict for {model.__class__.__name__}:\n\t" + "\n\t".join(parts))
+
+
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,
                device: Union[str, int, torch.device] = "cpu", copy: bool = False, *,
+               assign: bool = False, backend: str = "mmap",
                storage_options: Optional[Dict[str, Any]] = None) -> Tuple[List[str], List[str]]:
     """Load a file written by save_model (or any file ztensor.open reads)
     into `model`. Returns (missing, unexpected) keys; with strict=True either
-    being non-empty is an error. For a Hugging Face model, build it with
-    ``AutoModel.from_config(config)`` and call ``load_model(model, path,
-    strict=False)``: buffers transformers recomputes are not in the file.
-    `filename` may be any URL ztensor.open takes (`storage_options` as there)."""
-    state_dict = load_file(filename, device=device, copy=copy, storage_options=storage_options)
-    aliases = _dedup(model.state_dict(), preferred=state_dict.keys())
-    result = model.load_state_dict(state_dict, strict=False)
+    being non-empty is an error. For a Hugging Face model, use
+    :func:`ztensor.transformers.from_pretrained`.
+    `filename` may be any URL ztensor.open takes (`storage_options` as there).
+
+    assign=True puts the file's tensors into the model instead of copying
+    them into its parameters (torch's load_state_dict(assign=True)): that is
+    how a model built on the meta device (accelerate's init_empty_weights,
+    ``torch.device("meta")``) is filled, without a second copy. The
+    parameters then have the file's dtype, on `device`; tied weights are
+    tied (those save_model stored once are tied again from its metadata). A
+    model with tensors on the meta device is refused without assign
+    (copying into them would do nothing), and a load that would leave any on
+    the meta device raises NotFoundError (code "not_found") naming them.
+    """
+    on_meta = meta_names(model)
+    if on_meta and not assign:
+        raise error("invalid_argument", f"{type(model).__name__}: {len(on_meta)} parameters or buffers are on the "
+                                        f"meta device (e.g. '{on_meta[0]}'); copying into them would load "
+                                        "nothing: pass assign=True")
+    copy = copies(backend, copy)
+    with open_any(filename, verify=is_url(filename) or copy, storage_options=storage_options) as r:
+        state_dict = load_all_torch(r, device)
+        attributes = r.attributes
+    params = dict(model.named_parameters(remove_duplicate=False))
+    recorded = recorded_aliases(attributes, state_dict, set(params))
+    tied = tied_names(model) + [[kept, alias] for alias, kept in recorded.items()]
+    aliases = dedup(model.state_dict(), preferred=state_dict.keys())  # tied by storage (not on meta)
+    state_dict.update({alias: state_dict[kept] for alias, kept in recorded.items()})
+    result = model.load_state_dict(state_dict, strict=False, assign=assign)
+    if assign:
+        retie(model, tied, state_dict.keys())
     missing: Set[str] = set(result.missing_keys)
-    unexpected = list(result.unexpected_keys)
+    for group in tied:
+        if any(n in state_dict for n in group):
+            missing.difference_update(group)  # tied: loading one name filled them all
     for group in aliases.values():
-        for alias in group:
-            missing.discard(alias)  # tied: loading the kept name filled it
-    missing_list = sorted(missing)
+        missing.difference_update(group)
+    missing_list, unexpected = sorted(missing), list(result.unexpected_keys)
     if strict and (missing_list or unexpected):
-        parts = []
-        if missing_list:
-            parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing_list) + ".")
-        if unexpected:
-            parts.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
-        raise RuntimeError(f"Error(s) in loading state_dict for {model.__class__.__name__}:\n\t" + "\n\t".join(parts))
+        raise _key_error(model, missing_list, unexpected)
+    left = meta_names(model)
+    if left:
+        raise error("not_found", f"'{os.fspath(filename)}' has no tensor for {len(left)} parameters or buffers of "
+                                 f"{type(model).__name__} left on the meta device: " + ", ".join(left[:8])
+                                 + (" ..." if len(left) > 8 else ""))
     return missing_list, unexpected

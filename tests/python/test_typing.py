@@ -77,6 +77,42 @@ def test_mypy_rejects_wrong_usage_line_by_line(tmp_path):
     assert flagged == expected, r.stdout + r.stderr
 
 
+def _expectations(path):
+    """line -> (texts the revealed type must contain, texts it must not)."""
+    out = {}
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        m = re.search(r"# R: (.*?)(?:\s+R-not: (.*))?$", line)
+        if m and "reveal_type(" in line:
+            split = lambda text: [t.strip() for t in text.split("&")] if text else []  # noqa: E731
+            out[i] = (split(m.group(1)), split(m.group(2)))
+    return out
+
+
+def test_mypy_reveals_typed_reads_not_any(tmp_path):
+    """Reads and decompressions return their framework's type (overloads by
+    framework=, by out=), never Any."""
+    path = HERE / "usage_reveal.py"
+    expected = _expectations(path)
+    r = _mypy(tmp_path, str(path))
+    revealed = {int(m.group(1)): m.group(2) for m in
+                re.finditer(r'usage_reveal\.py:(\d+): note: Revealed type is "(.*)"', r.stdout)}
+    assert set(revealed) == set(expected), r.stdout + r.stderr
+    for line, (must, must_not) in expected.items():
+        got = revealed[line]
+        assert got != "Any", f"line {line}: Any"
+        assert all(t in got for t in must), f"line {line}: {got} lacks one of {must}"
+        assert not any(t in got for t in must_not), f"line {line}: {got} has one of {must_not}"
+
+
+def test_dir_shows_the_api_only():
+    import ztensor
+
+    names = set(dir(ztensor))
+    assert names == set(ztensor.__all__) | {"numpy", "torch", "transformers", "__version__"}
+    assert not names & {"annotations", "importlib"}
+    assert all(getattr(ztensor, n) is not None for n in names)
+
+
 def test_mypy_checks_both_packages_clean(tmp_path):
     r = _mypy(tmp_path, "-p", "ztensor", "-p", "z4ai")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -25,3 +25,17 @@ def roundtrip(path: str) -> List[str]:
     t: ztensor.Tensor = ztensor.Reader(path).read("w")
     blob: bytes = z4ai.compress(np.zeros(4, np.float32).tobytes(), dtype="f32")
     return names + [fmt, str(shape), str(size), str(t.shape), str(len(blob))]
+
+
+def typed_reads(path: str) -> float:
+    """Each read has its framework's type: no cast, no Any."""
+    with ztensor.safe_open(path, framework="pt") as f:
+        total = float(f.get_tensor("w").sum()) + float(f.get_slice("w")[0:1].sum())
+    with ztensor.safe_open(path, framework="np") as g:
+        total += float(g.get_tensor("w").sum())
+    obj = ztensor.open(path).read("w")
+    if isinstance(obj, np.ndarray):  # dense; sparse and quantized objects are other types
+        total += float(obj.sum())
+    restored: bytes = z4ai.decompress(z4ai.compress(b"\0" * 8))
+    into: bytearray = z4ai.decompress(z4ai.compress(b"\0" * 8), out=bytearray(8))
+    return total + len(restored) + len(into)
