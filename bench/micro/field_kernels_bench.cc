@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "codec/field_kernels.h"
+#include "codec/transform/field_kernels.h"
 #include "scalar_reference.h"
 
 namespace {
