@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "codec/entropy/entropy.h"
@@ -36,10 +37,6 @@ constexpr double kLeanNoiseBits = 7.9;
 // at ~0.99) cost a blocked-rANS decode of the whole stream, 2-3x the time of
 // the exponent stream's, for well under 1 % of the frame.
 constexpr double kLeanMaxCodedShare = 0.97;
-// A lean stream whose sample is noise but whose neighbouring bytes repeat
-// more than kLeanRunShare of the time (noise: 1/256; nudenet's fp32 low
-// mantissa bytes 6-12/256 in chunks holding runs of zeros) tries zstd on the
-// whole stream and keeps it when it saves kLeanRunMinSaving (2-4 % there).
 // The 14-bit order-0 coder (rans14.h) decoded 2.3x slower than htscodecs
 // SIMD order-0 (gaussian bf16 frame 57 -> 132 ms, threads=1; 88 ms CPU since
 // the 4-lane decoder of pypi_rans.cc), so a lean exponent stream
@@ -51,6 +48,10 @@ constexpr double kRans14MinSaving = 0.004;
 // sample's entropy runs low, hence half the saving as the gate.
 constexpr size_t kRans14GateBlock = 4096;
 constexpr size_t kRans14GateStride = 8;
+// A lean stream whose sample is noise but whose neighbouring bytes repeat
+// more than kLeanRunShare of the time (noise: 1/256; nudenet's fp32 low
+// mantissa bytes 6-12/256 in chunks holding runs of zeros) tries zstd on the
+// whole stream and keeps it when it saves kLeanRunMinSaving (2-4 % there).
 constexpr size_t kLeanRunMinBytes = 4096;
 constexpr double kLeanRunShare = 2.0 / 256;
 constexpr size_t kLeanRunStride = 8;
@@ -285,6 +286,84 @@ double estimate_coded_size(std::span<const uint8_t> in) {
   return est;
 }
 
+namespace {
+
+// ZARA: every candidate decodes at rANS or zstd speed (>= 1 GB/s). A stored
+// noise-like stream decodes at memcpy speed: a coder must save
+// kNoisyMinSaving of it to be worth its decode time.
+void try_every_coder(std::span<const uint8_t> in, const EntropyPolicy& p, const Stats& s, Best& best) {
+  const bool noisy = s.h0 >= kNoiseBitsPerByte;
+  const BlockPlan bp = s.blocks;
+  if (noisy) best.size = size_t(double(in.size()) * (1 - kNoisyMinSaving));
+  try_candidate(best, Method::rans0, [&](std::vector<uint8_t>& b) { return encode_rans(in, 0, b); });
+  if (bp.log2 && bp.estimate < double(in.size()))
+    try_candidate(best, Method::rans_blocks, [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); });
+  if (!noisy) {
+    try_candidate(best, Method::rans_segments, [&](std::vector<uint8_t>& b) { return encode_rans_segments(in, b); });
+    const double o1_margin = 1 - kOrder1MinSaving;
+    try_candidate(best, Method::rans1, [&](std::vector<uint8_t>& b) { return encode_rans(in, 1, b); }, o1_margin);
+    // Block tables follow local statistics (one tensor's exponents), order 1
+    // their row-to-row correlation; the planner's order-0 estimate cannot
+    // rank sizes for order-1 blocks, so try each.
+    if (p.order1_blocks)
+      for (int lg : kOrder1BlockLog2s)
+        try_candidate(
+            best, Method::rans_blocks, [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); },
+            o1_margin);
+  }
+  // LZ only pays on streams with matches, and zstd at a high level codes
+  // ~1 MB/s: a sample at the level must beat the best rANS coding's ratio
+  // before the whole stream is coded.
+  bool lz_worthwhile = p.zstd_everywhere;
+  if (!lz_worthwhile) {
+    const size_t sample = std::min(in.size(), kZstdSampleBytes);
+    std::vector<uint8_t> probe;
+    lz_worthwhile = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+                    double(probe.size()) * double(in.size()) < double(best.size) * double(sample);
+  }
+  if (lz_worthwhile)
+    try_candidate(best, Method::zstd, [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); });
+}
+
+// Effort fast: only the coders the estimates promise. Where one candidate is
+// left it is encoded straight into `out` (no candidate copy): then its
+// method is returned; otherwise `best` holds the winner (or stays stored).
+std::optional<Method> pick_estimated(std::span<const uint8_t> in, const EntropyPolicy& p, const Stats& s, Best& best,
+                                     std::vector<uint8_t>& out) {
+  const bool noisy = s.h0 >= kNoiseBitsPerByte;
+  const BlockPlan bp = s.blocks;
+  // The sampled order-1 estimate runs low (few samples per context): demand 5 %.
+  const bool use1 = s.est_rans1 > 0 && s.est_rans1 < 0.95 * s.est_rans0;
+  const double whole = use1 ? s.est_rans1 : s.est_rans0;
+  const size_t base = out.size();
+  if (bp.log2 && bp.estimate < 0.995 * whole && bp.estimate < 0.995 * double(in.size())) {
+    // Local statistics beat one table by a clear margin: blocked rANS,
+    // falling back to stored.
+    if (encode_rans_blocks(in, bp.log2, out) && out.size() - base < in.size()) return Method::rans_blocks;
+    out.resize(base);
+    return std::nullopt;
+  }
+  if (noisy && s.est_rans0 >= 0.995 * double(in.size())) return std::nullopt;
+  // zstd wins on runs and repeats the histograms cannot see: probe a sample.
+  const size_t sample = std::min(in.size(), std::clamp(in.size() / 8, kZstdMinSampleBytes, kZstdSampleBytes));
+  std::vector<uint8_t> probe;
+  const bool try_zstd = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
+                        double(probe.size()) / double(sample) < 0.97 * whole / double(in.size());
+  const bool try0 = !use1 || s.est_rans0 < 1.03 * s.est_rans1;
+  if (!try_zstd && use1 != try0) {
+    // One candidate: encode straight into `out`, else stored.
+    if (encode_rans(in, use1 ? 1 : 0, out) && out.size() - base < in.size()) return use1 ? Method::rans1 : Method::rans0;
+    out.resize(base);
+    return std::nullopt;
+  }
+  if (try_zstd) try_candidate(best, Method::zstd, [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); });
+  if (use1) try_candidate(best, Method::rans1, [&](std::vector<uint8_t>& b) { return encode_rans(in, 1, b); });
+  if (try0) try_candidate(best, Method::rans0, [&](std::vector<uint8_t>& b) { return encode_rans(in, 0, b); });
+  return std::nullopt;
+}
+
+}  // namespace
+
 Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vector<uint8_t>& out) {
   if (p.long_repeats) return encode_repeat_stream(in, p, out);
   if (p.whole_stream_lz) return encode_long_stream(in, p, out);
@@ -292,73 +371,10 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
   best.size = in.size();  // stored
   if (in.size() >= kMinCodedBytes && in.size() <= kMaxStreamBytes) {
     const Stats s = stream_stats(in);
-    const bool noisy = s.h0 >= kNoiseBitsPerByte;
-    const BlockPlan bp = s.blocks;
-    auto rans0 = [&](std::vector<uint8_t>& b) { return encode_rans(in, 0, b); };
-    auto rans1 = [&](std::vector<uint8_t>& b) { return encode_rans(in, 1, b); };
-    auto zstd = [&](std::vector<uint8_t>& b) { return encode_zstd(in, p.zstd_level, b); };
-    auto blocks = [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, bp.log2, b); };
     if (p.exhaustive || p.zstd_everywhere) {
-      // ZARA: every candidate decodes at rANS or zstd speed (>= 1 GB/s).
-      // A stored noise-like stream decodes at memcpy speed: a coder must
-      // save kNoisyMinSaving of it to be worth its decode time.
-      if (noisy) best.size = size_t(double(in.size()) * (1 - kNoisyMinSaving));
-      try_candidate(best, Method::rans0, rans0);
-      if (bp.log2 && bp.estimate < double(in.size())) try_candidate(best, Method::rans_blocks, blocks);
-      if (!noisy) {
-        try_candidate(best, Method::rans_segments,
-                      [&](std::vector<uint8_t>& b) { return encode_rans_segments(in, b); });
-        const double o1_margin = 1 - kOrder1MinSaving;
-        try_candidate(best, Method::rans1, rans1, o1_margin);
-        // Block tables follow local statistics (one tensor's exponents),
-        // order 1 their row-to-row correlation; the planner's order-0
-        // estimate cannot rank sizes for order-1 blocks, so try each.
-        if (p.order1_blocks)
-          for (int lg : kOrder1BlockLog2s)
-            try_candidate(
-                best, Method::rans_blocks,
-                [&](std::vector<uint8_t>& b) { return encode_rans_blocks(in, lg, b, true); }, o1_margin);
-      }
-      // LZ only pays on streams with matches, and zstd at a high level codes
-      // ~1 MB/s: a sample at the level must beat the best rANS coding's ratio
-      // before the whole stream is coded.
-      bool lz_worthwhile = p.zstd_everywhere;
-      if (!lz_worthwhile) {
-        const size_t sample = std::min(in.size(), kZstdSampleBytes);
-        std::vector<uint8_t> probe;
-        lz_worthwhile = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
-                        double(probe.size()) * double(in.size()) < double(best.size) * double(sample);
-      }
-      if (lz_worthwhile) try_candidate(best, Method::zstd, zstd);
-    } else {
-      // The sampled order-1 estimate runs low (few samples per context): demand 5 %.
-      const bool use1 = s.est_rans1 > 0 && s.est_rans1 < 0.95 * s.est_rans0;
-      const double whole = use1 ? s.est_rans1 : s.est_rans0;
-      if (bp.log2 && bp.estimate < 0.995 * whole && bp.estimate < 0.995 * double(in.size())) {
-        // Local statistics beat one table by a clear margin: encode straight
-        // into `out` (no candidate copy), falling back to stored.
-        const size_t base = out.size();
-        if (encode_rans_blocks(in, bp.log2, out) && out.size() - base < in.size()) return Method::rans_blocks;
-        out.resize(base);
-      } else if (!noisy || s.est_rans0 < 0.995 * double(in.size())) {
-        // zstd wins on runs and repeats the histograms cannot see: probe a sample.
-        size_t sample = std::min(in.size(), std::clamp(in.size() / 8, kZstdMinSampleBytes, kZstdSampleBytes));
-        std::vector<uint8_t> probe;
-        const bool try_zstd = encode_zstd(in.subspan((in.size() - sample) / 2, sample), p.zstd_level, probe) &&
-                              double(probe.size()) / double(sample) < 0.97 * whole / double(in.size());
-        const bool try0 = !use1 || s.est_rans0 < 1.03 * s.est_rans1;
-        if (!try_zstd && use1 != try0) {
-          // One candidate: encode straight into `out` (no copy), else stored.
-          const size_t base = out.size();
-          if (encode_rans(in, use1 ? 1 : 0, out) && out.size() - base < in.size())
-            return use1 ? Method::rans1 : Method::rans0;
-          out.resize(base);
-        } else {
-          if (try_zstd) try_candidate(best, Method::zstd, zstd);
-          if (use1) try_candidate(best, Method::rans1, rans1);
-          if (try0) try_candidate(best, Method::rans0, rans0);
-        }
-      }
+      try_every_coder(in, p, s, best);
+    } else if (const std::optional<Method> m = pick_estimated(in, p, s, best, out)) {
+      return *m;
     }
   }
   if (best.method == Method::stored) {

@@ -33,7 +33,7 @@ inline constexpr size_t kFrameHeaderBytes = 32;
 enum class FrameMode : uint8_t { chunked = 0, whole_zstd = 1 };
 
 // "chunk size ... fixed": at most 4 MiB of data per chunk for effort fast
-// (the lean float path uses 256 Ki elements, z4ai_frame.cc), larger for the
+// (the lean float path uses 256 Ki elements, z4ai_plan.cc), larger for the
 // context coders, which learn better on more data.
 inline constexpr uint32_t kChunkBytesFast = 4u << 20;
 inline constexpr uint32_t kChunkBytesBalanced = 8u << 20;

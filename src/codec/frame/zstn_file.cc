@@ -1,4 +1,4 @@
-// ZSTN v3 files in bounded memory (issue 14): the container is read with
+// ZSTN v3 files in bounded memory: the container is read with
 // pread, one window of tensors at a time, and each window's bytes go to the
 // output before the next is decoded. A file truncated under a read is a
 // length_mismatch: nothing here maps the container, so there is no SIGBUS.
@@ -160,66 +160,54 @@ zt::Status stream_frame(const PreadFile& f, const IndexEntry& frame_entry, uint6
   return {};
 }
 
-// The safetensors file a container decodes to, handed to `sink` in order
-// (nullptr: decode and check only); `progress` sees the bytes decoded so far
-// of the safetensors file's size.
-zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, const ByteSink* sink,
-                                  const ProgressFn& progress) {
-  ZT_ASSIGN_OR_RETURN(auto f, PreadFile::open(path));
-  FileStats stats;
-  stats.input_bytes = f->size();
-  uint64_t total = 0;  // known once the prefix is parsed
-  auto emit = [&](std::span<const uint8_t> bytes) -> zt::Status {
-    stats.output_bytes += bytes.size();
-    if (progress) progress(stats.output_bytes, total);
-    return sink ? (*sink)(bytes) : zt::Status();
-  };
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head, f->read_vec(0, std::min<uint64_t>(f->size(), 14)));
-  if (!is_zstn(head)) return zt::Status(zt::ErrorCode::bad_magic, "'" + path + "': magic is not 'ZSTN'");
-  const uint64_t header_len = head.size() == 14 ? detail::load_u64(head.data() + 6) : 0;
-  if (head.size() < 14 || header_len > f->size() || 22 + header_len > f->size())
-    return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN container '" + path + "' is truncated in its prefix");
-  ZT_ASSIGN_OR_RETURN(head, f->read_vec(0, 22 + header_len));
-  ZT_ASSIGN_OR_RETURN(Prefix p, parse_prefix(head));
-  total = 8 + header_len + p.data_len;
-  ZT_RETURN_IF_ERROR(emit(std::span<const uint8_t>(head).subspan(6, size_t(8 + header_len))));
+// A contiguous = 0 container: one opaque frame, decoded whole; the
+// tensors are counted from the header.
+zt::Status decode_opaque(const PreadFile& f, const Prefix& p, std::span<const uint8_t> head, unsigned workers,
+                         const Emit& emit, FileStats& stats) {
+  const std::string& path = f.path();
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> len, f.read_vec(p.body_offset, 8));
+  const uint64_t flen = detail::load_u64(len.data());
+  if (flen != f.size() - p.body_offset - 8) return corrupt(path, "opaque frame length is wrong");
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, f.read_vec(p.body_offset + 8, flen));
+  ZT_ASSIGN_OR_RETURN(FrameInfo info, peek(frame));
+  if (info.original_length != p.data_len || (info.kind != FrameKind::z4ai && info.kind != FrameKind::zara))
+    return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN '" + path + "': opaque frame does not decode to data_len");
+  std::vector<uint8_t> st(head.begin() + 6, head.end() - 8);  // u64 header length + header
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, z4ai::decompress(frame, workers));
+  detail::put_bytes(st, data);
+  data = {};
+  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
+  stats.tensors = layout.tensors.size();
+  return emit(std::span<const uint8_t>(st).subspan(size_t(8 + p.header_len)));
+}
 
-  if (!p.contiguous) {  // one opaque frame: decoded whole
-    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> len, f->read_vec(p.body_offset, 8));
-    const uint64_t flen = detail::load_u64(len.data());
-    if (flen != f->size() - p.body_offset - 8) return corrupt(path, "opaque frame length is wrong");
-    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, f->read_vec(p.body_offset + 8, flen));
-    ZT_ASSIGN_OR_RETURN(FrameInfo info, peek(frame));
-    if (info.original_length != p.data_len || (info.kind != FrameKind::z4ai && info.kind != FrameKind::zara))
-      return zt::Status(zt::ErrorCode::length_mismatch,
-                        "ZSTN '" + path + "': opaque frame does not decode to data_len");
-    std::vector<uint8_t> st(head.begin() + 6, head.end() - 8);  // u64 header length + header
-    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, z4ai::decompress(frame, workers));
-    detail::put_bytes(st, data);
-    data = {};
-    ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
-    stats.tensors = layout.tensors.size();
-    ZT_RETURN_IF_ERROR(emit(std::span<const uint8_t>(st).subspan(size_t(8 + header_len))));
-    return stats;
-  }
-
-  if (f->size() < p.body_offset + kFooterBytes) return corrupt(path, "too short for the footer");
-  const uint64_t footer_at = f->size() - kFooterBytes;
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> footer, f->read_vec(footer_at, kFooterBytes));
-  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0)
-    return corrupt(path, "footer sentinel missing (truncated file?)");
+// The index of a contiguous = 1 container, from its footer.
+zt::Result<std::vector<IndexEntry>> read_index(const PreadFile& f, const Prefix& p) {
+  const std::string& path = f.path();
+  if (f.size() < p.body_offset + kFooterBytes) return corrupt(path, "too short for the footer");
+  const uint64_t footer_at = f.size() - kFooterBytes;
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> footer, f.read_vec(footer_at, kFooterBytes));
+  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0) return corrupt(path, "footer sentinel missing (truncated file?)");
   const uint64_t index_offset = detail::load_u64(footer.data()), index_len = detail::load_u64(footer.data() + 8);
   if (index_offset < p.body_offset || index_offset > footer_at || index_len != footer_at - index_offset)
     return corrupt(path, "index must sit between the frames and the footer");
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> index, f->read_vec(index_offset, index_len));
-  ZT_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries, parse_index(index, p.data_len, p.body_offset, index_offset));
-  stats.tensors = entries.size();
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> index, f.read_vec(index_offset, index_len));
+  return parse_index(index, p.data_len, p.body_offset, index_offset);
+}
 
+// The tensors of a contiguous = 1 container in order, a window of entries at
+// a time: what decode_file keeps in memory at once.
+zt::Status decode_entries(const PreadFile& f, const std::vector<IndexEntry>& entries, unsigned workers,
+                          const Emit& emit) {
+  const std::string& path = f.path();
   const unsigned n_workers = detail::resolve_threads(workers);
   const unsigned inner = workers == 1 ? 1 : 0;
   auto span_of = [&](size_t i) { return entries[i].dest_end - entries[i].dest_begin; };
   auto frame_of = [&](size_t i) -> const IndexEntry& {
     return entries[i].kind == EntryKind::frame ? entries[i] : entries[entries[i].ref_index];
+  };
+  auto failed = [&](size_t i, const zt::Status& s) {
+    return zt::Status(s.code(), "ZSTN '" + path + "' tensor '" + entries[i].name + "': " + s.message());
   };
   for (size_t first = 0; first < entries.size();) {
     // A tensor over the window size alone streams chunk by chunk when its
@@ -227,11 +215,10 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     if (span_of(first) > kWindowBytes) {
       // Byte 6 is the mode of our Z4AI/ZARA v2 header; PyPI z4ai 0.x frames
       // (version byte 1) have another layout and are decoded whole.
-      ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head7, f->read_vec(frame_of(first).frame_offset, 7));
+      ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head7, f.read_vec(frame_of(first).frame_offset, 7));
       if (!detail::is_legacy_frame(head7) && head7[6] == 0) {
-        zt::Status s = stream_frame(*f, frame_of(first), span_of(first), n_workers, emit);
-        if (!s.ok())
-          return zt::Status(s.code(), "ZSTN '" + path + "' tensor '" + entries[first].name + "': " + s.message());
+        zt::Status s = stream_frame(f, frame_of(first), span_of(first), n_workers, emit);
+        if (!s.ok()) return failed(first, s);
         ++first;
         continue;
       }
@@ -247,17 +234,48 @@ zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, con
     detail::parallel_for(decoded.size(), n_workers, [&](size_t k) {
       // A REF decodes the frame it names again: tied tensors are few, and
       // the window keeps no earlier output to copy from.
-      decoded[k] = decode_entry(*f, frame_of(first + k), inner);
+      decoded[k] = decode_entry(f, frame_of(first + k), inner);
     });
     for (size_t k = 0; k < decoded.size(); ++k) {
-      if (!decoded[k].ok())
-        return zt::Status(decoded[k].status().code(), "ZSTN '" + path + "' tensor '" + entries[first + k].name +
-                                                          "': " + decoded[k].status().message());
+      if (!decoded[k].ok()) return failed(first + k, decoded[k].status());
       ZT_RETURN_IF_ERROR(emit(decoded[k].value()));
       decoded[k] = std::vector<uint8_t>{};
     }
     first = last;
   }
+  return {};
+}
+
+// The safetensors file a container decodes to, handed to `sink` in order
+// (nullptr: decode and check only); `progress` sees the bytes decoded so far
+// of the safetensors file's size.
+zt::Result<FileStats> decode_file(const std::string& path, unsigned workers, const ByteSink* sink,
+                                  const ProgressFn& progress) {
+  ZT_ASSIGN_OR_RETURN(auto f, PreadFile::open(path));
+  FileStats stats;
+  stats.input_bytes = f->size();
+  uint64_t total = 0;  // known once the prefix is parsed
+  const Emit emit = [&](std::span<const uint8_t> bytes) -> zt::Status {
+    stats.output_bytes += bytes.size();
+    if (progress) progress(stats.output_bytes, total);
+    return sink ? (*sink)(bytes) : zt::Status();
+  };
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> head, f->read_vec(0, std::min<uint64_t>(f->size(), 14)));
+  if (!is_zstn(head)) return zt::Status(zt::ErrorCode::bad_magic, "'" + path + "': magic is not 'ZSTN'");
+  const uint64_t header_len = head.size() == 14 ? detail::load_u64(head.data() + 6) : 0;
+  if (head.size() < 14 || header_len > f->size() || 22 + header_len > f->size())
+    return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN container '" + path + "' is truncated in its prefix");
+  ZT_ASSIGN_OR_RETURN(head, f->read_vec(0, 22 + header_len));
+  ZT_ASSIGN_OR_RETURN(Prefix p, parse_prefix(head));
+  total = 8 + header_len + p.data_len;
+  ZT_RETURN_IF_ERROR(emit(std::span<const uint8_t>(head).subspan(6, size_t(8 + header_len))));
+  if (!p.contiguous) {
+    ZT_RETURN_IF_ERROR(decode_opaque(*f, p, head, workers, emit, stats));
+    return stats;
+  }
+  ZT_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries, read_index(*f, p));
+  stats.tensors = entries.size();
+  ZT_RETURN_IF_ERROR(decode_entries(*f, entries, workers, emit));
   return stats;
 }
 

@@ -36,7 +36,7 @@ void forward_transform(Transform t, DType dtype, const uint8_t* src, size_t n, u
     case Transform::sign_split: return sign_split(dtype, src, n, streams);
     case Transform::palette:
     case Transform::paired_field_split:
-    case Transform::scale_grid: return;  // chunk_codec.cc
+    case Transform::scale_grid: return;  // chunk_encode.cc / chunk_decode.cc
   }
 }
 
@@ -50,7 +50,7 @@ void inverse_transform(Transform t, DType dtype, const uint8_t* const* streams, 
     case Transform::sign_split: return sign_merge(dtype, streams, n, dst);
     case Transform::palette:
     case Transform::paired_field_split:
-    case Transform::scale_grid: return;  // chunk_codec.cc
+    case Transform::scale_grid: return;  // chunk_encode.cc / chunk_decode.cc
   }
 }
 

@@ -26,7 +26,7 @@ inline constexpr uint8_t kTransformCount = 7;
 inline constexpr uint8_t kSparseFlag = 0x80;
 
 // Streams produced for n elements; 0 if the transform does not apply to dtype.
-// The palette, paired and scale-grid transforms are handled by chunk_codec.cc itself
+// The palette, paired and scale-grid transforms are handled by the chunk coder itself (chunk_encode.cc, chunk_decode.cc)
 // (their stream lengths are not all n).
 uint32_t stream_count(Transform t, DType dtype);
 // Bytes in each stream for n elements.

@@ -1,6 +1,6 @@
-// Chunk encode/decode: transform choice, sparse bitmap, per-stream coding.
-#include "codec/frame/chunk_codec.h"
-
+// Chunk encoding (chunk_codec.h): the transform chosen per chunk (lean,
+// zstd chunks, or ranked on a sample with the primary coding as fallback),
+// the sparse bitmap, and each stream coded by the entropy stage.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "codec/common/byte_io.h"
 #include "codec/common/thread_pool.h"
+#include "codec/frame/chunk_codec.h"
 #include "codec/transform/paired_split.h"
 #include "codec/transform/palette.h"
 #include "codec/transform/scale_grid.h"
@@ -342,55 +343,54 @@ bool lean_applies(std::span<const uint8_t> data, DType dtype) {
   return !palette_plausible(sample.data(), ns, w);
 }
 
-std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
-  uint32_t w = dtype_width(dtype);
-  size_t n = data.size() / w;
-  std::span<const uint8_t> tail = data.subspan(n * w);
-  Transform primary = primary_transform(dtype);
 
-  if (o.lean) {
-    auto emit_lean = [&] {
-      return emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true);
-    };
-    // Dequantised weights pass the lean rule (few zeros, > 256 values) but
-    // sit on a scale grid: with auto, a chunk whose windows show one is
-    // coded as a grid (same chunks as auto=False). The lean coding (what
-    // auto=False writes) is coded too, stopping once it reaches the grid's
-    // size, so the chunk is never larger than auto=False's by construction.
-    if (o.auto_select && grid_plausible(data.data(), n, dtype)) {
-      Prepared g = prepare({Transform::scale_grid, false}, dtype, data.data(), n);
-      if (!g.streams.empty()) {
-        std::vector<uint8_t> grid = emit(g, tail, o.policy);
-        std::vector<uint8_t> lean =
-            emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true, 1, grid.size());
-        return lean.empty() ? grid : lean;
-      }
+namespace {
+
+// Effort fast on plain floats: the lean coding. Dequantised weights pass the
+// lean rule (few zeros, > 256 values) but sit on a scale grid: with auto, a
+// chunk whose windows show one is coded as a grid (same chunks as
+// auto=False). The lean coding (what auto=False writes) is coded too,
+// stopping once it reaches the grid's size, so the chunk is never larger
+// than auto=False's by construction.
+std::vector<uint8_t> encode_lean_chunk(std::span<const uint8_t> data, size_t n, std::span<const uint8_t> tail,
+                                       DType dtype, const ChunkEncodeOptions& o) {
+  if (o.auto_select && grid_plausible(data.data(), n, dtype)) {
+    Prepared g = prepare({Transform::scale_grid, false}, dtype, data.data(), n);
+    if (!g.streams.empty()) {
+      std::vector<uint8_t> grid = emit(g, tail, o.policy);
+      std::vector<uint8_t> lean =
+          emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true, 1, grid.size());
+      return lean.empty() ? grid : lean;
     }
-    return emit_lean();
   }
+  return emit(prepare({lean_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, true);
+}
 
-  if (!o.auto_select)
-    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads);
+// The chunk's bytes as one zstd stream. auto_select=false codes this same
+// chunk (zstd chunks keep the primary plan's chunk size) with the primary
+// coding: coded too, stopping at zstd's size, so the chunk is never larger
+// than auto=False's.
+std::vector<uint8_t> encode_zstd_chunk(std::span<const uint8_t> data, size_t n, std::span<const uint8_t> tail,
+                                       DType dtype, const ChunkEncodeOptions& o) {
+  std::vector<uint8_t> best = emit_zstd_chunk(data.first(n * dtype_width(dtype)), tail, o.policy.zstd_level);
+  const Transform primary = o.primary_lean ? lean_transform(dtype) : primary_transform(dtype);
+  const Prepared p = prepare({primary, false}, dtype, data.data(), n);
+  std::vector<uint8_t> alt = emit(p, tail, o.policy, o.primary_lean, 1, best.size());
+  if (!alt.empty()) best = std::move(alt);
+  return best;
+}
 
-  if (o.zstd_chunks) {
-    std::vector<uint8_t> best = emit_zstd_chunk(data.first(n * w), tail, o.policy.zstd_level);
-    // auto_select=false codes this same chunk (zstd chunks keep the primary
-    // plan's chunk size) with the primary coding: coded too, stopping at
-    // zstd's size, so the chunk is never larger than auto=False's.
-    const Prepared p = prepare({o.primary_lean ? lean_transform(dtype) : primary, false}, dtype, data.data(), n);
-    std::vector<uint8_t> alt = emit(p, tail, o.policy, o.primary_lean, 1, best.size());
-    if (!alt.empty()) best = std::move(alt);
-    return best;
-  }
-
-  // Rank transforms by their estimated size on a sample of the chunk (or take
-  // the input-wide ranking), then transform and encode only the winner (ZARA:
-  // also a close runner-up).
+// Ranks transforms by their estimated size on a sample of the chunk (or
+// takes the input-wide ranking), then transforms and encodes only the
+// winner (ZARA: also a close runner-up).
+std::vector<uint8_t> encode_ranked_chunk(std::span<const uint8_t> data, size_t n, std::span<const uint8_t> tail,
+                                         DType dtype, const ChunkEncodeOptions& o) {
+  const Transform primary = primary_transform(dtype);
   std::vector<std::pair<double, Candidate>> ranked;
   if (o.ranking && !o.ranking->empty()) {
     for (uint8_t id : *o.ranking) ranked.push_back({0.0, candidate_from(id)});
   } else {
-    ranked = rank_on_sample(sample_elements(data.data(), n, w), dtype, o);
+    ranked = rank_on_sample(sample_elements(data.data(), n, dtype_width(dtype)), dtype, o);
   }
   // A palette built on the sample may overflow on the whole chunk: fall back.
   auto emit_primary = [&](size_t budget) {
@@ -431,168 +431,18 @@ std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, co
   return best;
 }
 
-namespace {
-
-zt::Status corrupt(const std::string& what) {
-  return {zt::ErrorCode::corrupt_stream, "z4ai chunk: " + what};
-}
-
-struct StreamRef {
-  uint8_t method;
-  uint32_t raw_len;
-  std::span<const uint8_t> payload;
-};
-
-// Decodes a stream, or points straight at the frame bytes when it is stored.
-zt::Status materialize(const StreamRef& s, bool ctx, std::vector<uint8_t>& scratch, const uint8_t*& data) {
-  if (s.method == uint8_t(Method::stored)) {
-    if (s.payload.size() != s.raw_len) return corrupt("stored stream length differs from its raw length");
-    data = s.payload.data();
-    return {};
-  }
-  scratch.resize(s.raw_len);
-  ZT_RETURN_IF_ERROR(decode_stream(s.method, ctx, s.payload, scratch));
-  data = scratch.data();
-  return {};
-}
-
-// Decodes streams [first, refs.size()) into ptrs, on up to `threads` threads
-// when more than one of them is coded (stored ones are pointers, no work).
-zt::Status materialize_all(const std::vector<StreamRef>& refs, size_t first, bool ctx,
-                           std::vector<std::vector<uint8_t>>& scratch, std::vector<const uint8_t*>& ptrs,
-                           unsigned threads) {
-  size_t coded = 0;
-  for (size_t i = first; i < refs.size(); ++i) coded += refs[i].method != uint8_t(Method::stored);
-  if (threads <= 1 || coded < 2) {
-    for (size_t i = first; i < refs.size(); ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
-    return {};
-  }
-  std::vector<zt::Status> status(refs.size() - first);
-  parallel_for(status.size(), threads, [&](size_t k) {
-    status[k] = materialize(refs[first + k], ctx, scratch[first + k], ptrs[first + k]);
-  });
-  for (const auto& s : status) ZT_RETURN_IF_ERROR(s);
-  return {};
-}
-
 }  // namespace
 
-zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool ctx, std::span<uint8_t> out,
-                        unsigned stream_threads) {
+std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& o) {
   const uint32_t w = dtype_width(dtype);
-  const size_t n = out.size() / w;
-  ByteReader r(body);
-  uint8_t tbyte = 0, tail_len = 0, n_streams = 0;
-  if (!r.u8(tbyte) || !r.u8(tail_len)) return corrupt("truncated chunk header");
-  const bool sparse = (tbyte & kSparseFlag) != 0;
-  const uint8_t tid = uint8_t(tbyte & ~kSparseFlag);
-  if (tid >= kTransformCount) return corrupt("unknown transform " + std::to_string(tid));
-  const Transform t = static_cast<Transform>(tid);
-  const uint32_t k = stream_count(t, dtype);
-  if (k == 0) return corrupt("transform " + std::to_string(tid) + " does not apply to dtype");
-  if (sparse && (t == Transform::palette || t == Transform::paired_field_split || t == Transform::scale_grid))
-    return corrupt("transform " + std::to_string(tid) + " chunks cannot be sparse");
-  if (tail_len != out.size() % w)
-    return {zt::ErrorCode::length_mismatch, "z4ai chunk: tail length " + std::to_string(tail_len) +
-                                                " does not match chunk length modulo element width"};
-  std::span<const uint8_t> tail;
-  if (!r.bytes(tail_len, tail) || !r.u8(n_streams)) return corrupt("truncated chunk header");
-  if (n_streams != k + (sparse ? 1 : 0))
-    return corrupt("stream count " + std::to_string(n_streams) + " does not match the transform");
-
-  std::vector<StreamRef> refs(n_streams);
-  std::vector<uint32_t> comp_len(n_streams);
-  for (size_t i = 0; i < n_streams; ++i)
-    if (!r.u8(refs[i].method) || !r.u32(refs[i].raw_len) || !r.u32(comp_len[i]))
-      return corrupt("truncated stream table");
-  for (size_t i = 0; i < n_streams; ++i) {
-    if (!r.bytes(comp_len[i], refs[i].payload)) return corrupt("stream payload runs past the chunk");
-    if (refs[i].raw_len == 0 && (refs[i].method != uint8_t(Method::stored) || comp_len[i] != 0))
-      return corrupt("empty stream must be stored");
-  }
-  if (r.remaining() != 0) return corrupt("trailing bytes after the last stream");
-
-  thread_local std::vector<std::vector<uint8_t>> scratch;
-  if (scratch.size() < n_streams) scratch.resize(n_streams);
-  std::vector<const uint8_t*> ptrs(n_streams);
-
-  if (t == Transform::palette) {
-    const size_t entries = refs[0].raw_len / w;
-    if (refs[0].raw_len % w != 0 || entries == 0 || entries > kMaxPaletteEntries)
-      return corrupt("palette holds " + std::to_string(refs[0].raw_len) + " bytes, not 1..256 elements");
-    if (refs[1].raw_len != n)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: palette index stream length differs from element count"};
-    ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], ptrs[0]));
-    ZT_RETURN_IF_ERROR(materialize(refs[1], ctx, scratch[1], ptrs[1]));
-    if (!palette_decode(ptrs[0], entries, ptrs[1], n, w, out.data())) return corrupt("palette index out of range");
-    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
-    return {};
-  }
-
-  if (t == Transform::scale_grid) {
-    // The header stream first: the other lengths follow from it and n.
-    if (refs[0].raw_len != kGridHeaderBytes)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: scale grid header stream raw length " +
-                                                  std::to_string(refs[0].raw_len) + ", expected " +
-                                                  std::to_string(kGridHeaderBytes)};
-    ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], ptrs[0]));
-    uint32_t raw_lens[kGridStreams];
-    for (size_t i = 0; i < kGridStreams; ++i) raw_lens[i] = refs[i].raw_len;
-    ZT_RETURN_IF_ERROR(grid_check_lengths(ptrs[0], raw_lens, n, dtype));
-    for (size_t i = 1; i < n_streams; ++i) ZT_RETURN_IF_ERROR(materialize(refs[i], ctx, scratch[i], ptrs[i]));
-    ZT_RETURN_IF_ERROR(grid_decode(ptrs.data(), n, dtype, out.data()));
-    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
-    return {};
-  }
-
-  if (t == Transform::paired_field_split) {
-    std::vector<uint32_t> raw_lens(n_streams);
-    for (size_t i = 0; i < n_streams; ++i) raw_lens[i] = refs[i].raw_len;
-    ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
-    ZT_RETURN_IF_ERROR(materialize_all(refs, 0, ctx, scratch, ptrs, stream_threads));
-    ZT_RETURN_IF_ERROR(paired_merge(dtype, ptrs.data(), raw_lens[0], n, out.data()));
-    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
-    return {};
-  }
-
-  if (t == Transform::none && !sparse && refs[0].method != uint8_t(Method::stored)) {
-    // One coded stream that is the chunk's bytes (zstd chunks, fp8 lean):
-    // decoded straight into the output, no scratch buffer and copy.
-    if (refs[0].raw_len != n * w)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream 0 raw length " + std::to_string(refs[0].raw_len) +
-                                                  ", expected " + std::to_string(n * w)};
-    ZT_RETURN_IF_ERROR(decode_stream(refs[0].method, ctx, refs[0].payload, out.first(n * w)));
-    if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
-    return {};
-  }
-
-  size_t n_coded = n;  // elements that went through the transform
-  const uint8_t* bitmap = nullptr;
-  size_t first = 0;
-  if (sparse) {
-    if (refs[0].raw_len != bitmap_bytes(n)) return {zt::ErrorCode::length_mismatch, "z4ai chunk: bitmap length"};
-    ZT_RETURN_IF_ERROR(materialize(refs[0], ctx, scratch[0], bitmap));
-    if (!bitmap_popcount(bitmap, n, n_coded)) return corrupt("bitmap has bits past the last element");
-    first = 1;
-  }
-  for (size_t i = first; i < n_streams; ++i) {
-    const size_t want = stream_length_at(t, dtype, n_coded, uint32_t(i - first));
-    if (refs[i].raw_len != want)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream " + std::to_string(i) + " raw length " +
-                                                  std::to_string(refs[i].raw_len) + ", expected " +
-                                                  std::to_string(want)};
-  }
-  ZT_RETURN_IF_ERROR(materialize_all(refs, first, ctx, scratch, ptrs, stream_threads));
-  if (!sparse) {
-    inverse_transform(t, dtype, ptrs.data() + first, n, out.data());
-  } else {
-    thread_local std::vector<uint8_t> packed;
-    packed.resize(n_coded * w);
-    inverse_transform(t, dtype, ptrs.data() + first, n_coded, packed.data());
-    sparse_unpack(bitmap, packed.data(), n, w, out.data());
-  }
-  if (tail_len) std::memcpy(out.data() + n * w, tail.data(), tail_len);
-  return {};
+  const size_t n = data.size() / w;
+  const std::span<const uint8_t> tail = data.subspan(n * w);
+  if (o.lean) return encode_lean_chunk(data, n, tail, dtype, o);
+  if (!o.auto_select)
+    return emit(prepare({primary_transform(dtype), false}, dtype, data.data(), n), tail, o.policy, false,
+                o.stream_threads);
+  if (o.zstd_chunks) return encode_zstd_chunk(data, n, tail, dtype, o);
+  return encode_ranked_chunk(data, n, tail, dtype, o);
 }
 
 }  // namespace z4ai::detail
