@@ -17,6 +17,12 @@
 namespace z4ai::detail {
 namespace {
 
+// ZARA also codes the transform ranked second when its estimated size is
+// within this factor of the winner's: the ranking estimates entropy on a
+// 1/16 sample, which cannot tell transforms that close apart. Set with the
+// first encoder (no measurement of its own was kept); the golden frames pin
+// what it picks.
+constexpr double kRunnerUpReach = 1.02;
 // A chunk with at least this share of all-zero elements tries the sparse path.
 constexpr double kSparseMinZeroShare = 0.125;
 // Above this share of all-zero elements the lean path is not taken.
@@ -421,7 +427,7 @@ std::vector<uint8_t> encode_ranked_chunk(std::span<const uint8_t> data, size_t n
   const bool runner_up_is_primary =
       used < ranked.size() && ranked[used].second.transform == primary && !ranked[used].second.sparse;
   if (o.policy.exhaustive && !o.ranking && used < ranked.size() && !(runner_up_is_primary && primary_done) &&
-      ranked[used].first < 1.02 * ranked[used - 1].first) {
+      ranked[used].first < kRunnerUpReach * ranked[used - 1].first) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
       std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads, best.size());

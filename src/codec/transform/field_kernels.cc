@@ -1,7 +1,7 @@
 // Highway kernels for field_kernels.h. foreach_target.h compiles this file
 // once per SIMD target; HWY_DYNAMIC_DISPATCH picks the best one the CPU runs.
 // Each kernel runs whole vectors, then hands the tail to the scalar loops
-// below, which are also the definition the vectors must match.
+// (field_kernels_scalar.h), which are also the definition the vectors must match.
 #include "codec/transform/field_kernels.h"
 
 #include <cstring>
@@ -11,121 +11,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#ifndef Z4AI_FIELD_KERNELS_SCALAR_
-#define Z4AI_FIELD_KERNELS_SCALAR_
-// The vector paths view byte pairs as u16 lanes, low byte first.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "field_kernels.cc assumes a little-endian target");
-
-namespace z4ai::detail::scalar {
-
-inline void bf16_split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm) {
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t lo = src[2 * i], hi = src[2 * i + 1];
-    e[i] = uint8_t(hi << 1 | lo >> 7);
-    sm[i] = uint8_t((hi & 0x80) | (lo & 0x7F));
-  }
-}
-inline void bf16_merge(const uint8_t* e, const uint8_t* sm, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) {
-    dst[2 * i] = uint8_t(e[i] << 7 | (sm[i] & 0x7F));
-    dst[2 * i + 1] = uint8_t((sm[i] & 0x80) | e[i] >> 1);
-  }
-}
-inline void fp32_split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t* p = src + 4 * i;
-    m0[i] = p[0];
-    m1[i] = p[1];
-    e[i] = uint8_t(p[3] << 1 | p[2] >> 7);
-    sm[i] = uint8_t((p[3] & 0x80) | (p[2] & 0x7F));
-  }
-}
-inline void fp32_merge(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, const uint8_t* m0, size_t n,
-                       uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) {
-    uint8_t* p = dst + 4 * i;
-    p[0] = m0[i];
-    p[1] = m1[i];
-    p[2] = uint8_t(e[i] << 7 | (sm[i] & 0x7F));
-    p[3] = uint8_t((sm[i] & 0x80) | e[i] >> 1);
-  }
-}
-inline void split_planes(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes) {
-  for (size_t i = 0; i < n; ++i)
-    for (uint32_t j = 0; j < width; ++j) planes[j][i] = src[i * width + j];
-}
-inline void join_planes(const uint8_t* const* planes, size_t n, uint32_t width, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i)
-    for (uint32_t j = 0; j < width; ++j) dst[i * width + j] = planes[j][i];
-}
-
-// Exponent nibble pairs (field_kernels.h). exp_at(i) yields element i's exponent.
-inline uint8_t nibble(uint8_t e, uint8_t base) {
-  const uint8_t sym = uint8_t(e - base);
-  return sym <= 14 ? sym : 15;
-}
-inline uint8_t bf16_exp_at(const uint8_t* src, size_t i) { return uint8_t(src[2 * i + 1] << 1 | src[2 * i] >> 7); }
-inline uint8_t fp32_exp_at(const uint8_t* src, size_t i) { return uint8_t(src[4 * i + 3] << 1 | src[4 * i + 2] >> 7); }
-
-// Packs elements [begin, n), begin even; returns the escapes written.
-template <class ExpAt>
-size_t pack_pairs(ExpAt exp_at, size_t begin, size_t n, uint8_t base, uint8_t* pairs, uint8_t* esc) {
-  size_t k = 0;
-  for (size_t i = begin; i < n; i += 2) {
-    const uint8_t e0 = exp_at(i), lo = nibble(e0, base);
-    if (lo == 15) esc[k++] = e0;
-    uint8_t hi = 0;
-    if (i + 1 < n) {
-      const uint8_t e1 = exp_at(i + 1);
-      hi = nibble(e1, base);
-      if (hi == 15) esc[k++] = e1;
-    }
-    pairs[i / 2] = uint8_t(lo | hi << 4);
-  }
-  return k;
-}
-// Appends the escapes among elements [begin, end) in order.
-template <class ExpAt>
-size_t collect_escapes(ExpAt exp_at, size_t begin, size_t end, uint8_t base, uint8_t* esc) {
-  size_t k = 0;
-  for (size_t i = begin; i < end; ++i) {
-    const uint8_t e = exp_at(i);
-    if (nibble(e, base) == 15) esc[k++] = e;
-  }
-  return k;
-}
-inline size_t count_escapes(const uint8_t* pairs, size_t n_bytes) {
-  size_t c = 0;
-  for (size_t j = 0; j < n_bytes; ++j) c += ((pairs[j] & 0xF) == 15) + ((pairs[j] >> 4) == 15);
-  return c;
-}
-// Exponent of element i; an escape nibble takes the next escape byte.
-inline uint8_t unpack(const uint8_t* pairs, size_t i, uint8_t base, const uint8_t*& esc) {
-  const uint8_t nib = (pairs[i / 2] >> (i % 2 * 4)) & 0xF;
-  return nib == 15 ? *esc++ : uint8_t(nib + base);
-}
-inline void bf16_merge_paired(const uint8_t* pairs, const uint8_t*& esc, uint8_t base, const uint8_t* sm,
-                              size_t begin, size_t end, uint8_t* dst) {
-  for (size_t i = begin; i < end; ++i) {
-    const uint8_t e = unpack(pairs, i, base, esc);
-    dst[2 * i] = uint8_t(e << 7 | (sm[i] & 0x7F));
-    dst[2 * i + 1] = uint8_t((sm[i] & 0x80) | e >> 1);
-  }
-}
-inline void fp32_merge_paired(const uint8_t* pairs, const uint8_t*& esc, uint8_t base, const uint8_t* sm,
-                              const uint8_t* m1, const uint8_t* m0, size_t begin, size_t end, uint8_t* dst) {
-  for (size_t i = begin; i < end; ++i) {
-    const uint8_t e = unpack(pairs, i, base, esc);
-    uint8_t* p = dst + 4 * i;
-    p[0] = m0[i];
-    p[1] = m1[i];
-    p[2] = uint8_t(e << 7 | (sm[i] & 0x7F));
-    p[3] = uint8_t((sm[i] & 0x80) | e >> 1);
-  }
-}
-
-}  // namespace z4ai::detail::scalar
-#endif  // Z4AI_FIELD_KERNELS_SCALAR_
+#include "codec/transform/field_kernels_scalar.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace z4ai::detail::HWY_NAMESPACE {
@@ -148,20 +34,14 @@ void JoinPlanes2(const uint8_t* const* p, size_t n, uint8_t* dst) { scalar::join
 void JoinPlanes4(const uint8_t* const* p, size_t n, uint8_t* dst) { scalar::join_planes(p, n, 4, dst); }
 void JoinPlanes8(const uint8_t* const* p, size_t n, uint8_t* dst) { scalar::join_planes(p, n, 8, dst); }
 size_t PackExponentPairs(const uint8_t* exp, size_t n, uint8_t base, uint8_t* pairs, uint8_t* esc) {
-  return scalar::pack_pairs([exp](size_t i) { return exp[i]; }, 0, n, base, pairs, esc);
+  return scalar::pack_exponent_pairs(exp, n, base, pairs, esc);
 }
 size_t Bf16SplitPaired(const uint8_t* src, size_t n, uint8_t base, uint8_t* pairs, uint8_t* esc, uint8_t* sm) {
-  for (size_t i = 0; i < n; ++i) sm[i] = uint8_t((src[2 * i + 1] & 0x80) | (src[2 * i] & 0x7F));
-  return scalar::pack_pairs([src](size_t i) { return scalar::bf16_exp_at(src, i); }, 0, n, base, pairs, esc);
+  return scalar::bf16_split_paired(src, n, base, pairs, esc, sm);
 }
 size_t Fp32SplitPaired(const uint8_t* src, size_t n, uint8_t base, uint8_t* pairs, uint8_t* esc, uint8_t* sm,
                        uint8_t* m1, uint8_t* m0) {
-  for (size_t i = 0; i < n; ++i) {
-    m0[i] = src[4 * i];
-    m1[i] = src[4 * i + 1];
-    sm[i] = uint8_t((src[4 * i + 3] & 0x80) | (src[4 * i + 2] & 0x7F));
-  }
-  return scalar::pack_pairs([src](size_t i) { return scalar::fp32_exp_at(src, i); }, 0, n, base, pairs, esc);
+  return scalar::fp32_split_paired(src, n, base, pairs, esc, sm, m1, m0);
 }
 size_t CountPairEscapes(const uint8_t* pairs, size_t n_bytes) { return scalar::count_escapes(pairs, n_bytes); }
 void Bf16MergePaired(const uint8_t* pairs, const uint8_t* esc, uint8_t base, const uint8_t* sm, size_t n,

@@ -1,4 +1,4 @@
-"""Issue 14: tiny frames declaring huge outputs, max_output, and a ZstnReader
+"""Tiny frames declaring huge outputs, max_output, and a ZstnReader
 shared by threads / used after close. Memory rows run in a subprocess and
 assert its peak resident size (VmHWM), not only the error."""
 

@@ -1,4 +1,4 @@
-"""Issue 11, item 2, third rule: our default frame is never larger than PyPI
+"""Our default frame is never larger than PyPI
 z4ai 0.2.0's default frame of the same buffer.
 
 tests/golden/z4ai-0.2.0/size_*.z4 are PyPI's default frames of RNN-like

@@ -1,4 +1,4 @@
-"""Issue 14: .zstn files in bounded memory, and `zt verify` of a .zstn
+""".zstn files in bounded memory, and `zt verify` of a .zstn
 truncated under it. The model is ~384 MiB of float32 in 24 tensors; peak
 anonymous memory (RssAnon, sampled from /proc) of compress/decompress must
 stay under 256 MiB and well below the model size."""

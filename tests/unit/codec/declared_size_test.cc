@@ -1,4 +1,4 @@
-// Frames declare, the decoder checks (issue 14): a frame whose declared
+// Frames declare, the decoder checks: a frame whose declared
 // output its stored bytes cannot produce is rejected before the output is
 // allocated (peek / decoded_length fail, which decoders call first), and a
 // caller's max_output refuses a larger declaration with limit_exceeded.
