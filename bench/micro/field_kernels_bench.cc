@@ -1,5 +1,6 @@
 // Throughput of the field-split, byte-plane and exponent-pair kernels against
-// the scalar loops (scalar_reference.h), on the same buffers in the same run.
+// the library's scalar loops (codec/transform/field_kernels_scalar.h, which
+// also finish each SIMD kernel's tail), on the same buffers in the same run.
 // The "bytes" counter is the tensor size (split input = merge output) per
 // second, SI units (G/s = GB/s). Each kernel runs on 45 MB of bf16 / 90 MB of
 // fp32 weights (memory-bound) and on one 4 MiB codec chunk (cache-resident,
@@ -13,12 +14,13 @@
 #include <random>
 #include <vector>
 
-#include "codec/field_kernels.h"
-#include "scalar_reference.h"
+#include "codec/transform/field_kernels.h"
+#include "codec/transform/field_kernels_scalar.h"
 
 namespace {
 
 namespace zd = z4ai::detail;
+namespace zs = z4ai::detail::scalar;
 
 constexpr size_t kChunkBytes = 4u << 20;
 
@@ -52,12 +54,12 @@ struct Case {
     planes = fields;
     planes8.assign(8, std::vector<uint8_t>(bytes / 8));
     Ptrs f(fields);
-    if (w == 2) zt_bench::bf16_split(tensor.data(), n, f.w[0], f.w[1]);
-    else zt_bench::fp32_split(tensor.data(), n, f.w[0], f.w[1], f.w[2], f.w[3]);
+    if (w == 2) zs::bf16_split(tensor.data(), n, f.w[0], f.w[1]);
+    else zs::fp32_split(tensor.data(), n, f.w[0], f.w[1], f.w[2], f.w[3]);
     base = best_base(fields[0]);
     pairs.resize((n + 1) / 2);
     esc.resize(n);
-    n_esc = zt_bench::pack_pairs(fields[0].data(), n, base, pairs.data(), esc.data());
+    n_esc = zs::pack_exponent_pairs(fields[0].data(), n, base, pairs.data(), esc.data());
   }
   // The base that leaves the fewest escapes.
   static uint8_t best_base(const std::vector<uint8_t>& exp) {
@@ -99,10 +101,10 @@ void FieldSplit(benchmark::State& s, bool simd) {
   run(s, c, [&] {
     if (c.width == 2) {
       if (simd) zd::bf16_split_kernel(c.tensor.data(), c.n, f.w[0], f.w[1]);
-      else zt_bench::bf16_split(c.tensor.data(), c.n, f.w[0], f.w[1]);
+      else zs::bf16_split(c.tensor.data(), c.n, f.w[0], f.w[1]);
     } else {
       if (simd) zd::fp32_split_kernel(c.tensor.data(), c.n, f.w[0], f.w[1], f.w[2], f.w[3]);
-      else zt_bench::fp32_split(c.tensor.data(), c.n, f.w[0], f.w[1], f.w[2], f.w[3]);
+      else zs::fp32_split(c.tensor.data(), c.n, f.w[0], f.w[1], f.w[2], f.w[3]);
     }
   });
 }
@@ -112,10 +114,10 @@ void FieldMerge(benchmark::State& s, bool simd) {
   run(s, c, [&] {
     if (c.width == 2) {
       if (simd) zd::bf16_merge_kernel(f.r[0], f.r[1], c.n, c.out.data());
-      else zt_bench::bf16_merge(f.r[0], f.r[1], c.n, c.out.data());
+      else zs::bf16_merge(f.r[0], f.r[1], c.n, c.out.data());
     } else {
       if (simd) zd::fp32_merge_kernel(f.r[0], f.r[1], f.r[2], f.r[3], c.n, c.out.data());
-      else zt_bench::fp32_merge(f.r[0], f.r[1], f.r[2], f.r[3], c.n, c.out.data());
+      else zs::fp32_merge(f.r[0], f.r[1], f.r[2], f.r[3], c.n, c.out.data());
     }
   });
 }
@@ -124,12 +126,12 @@ void FieldMerge(benchmark::State& s, bool simd) {
 template <uint32_t W>
 void split(bool simd, const Case& c, Ptrs& p, size_t n) {
   if (simd) zd::split_planes_kernel(c.tensor.data(), n, W, p.w.data());
-  else zt_bench::split_planes<W>(c.tensor.data(), n, p.w.data());
+  else zs::split_planes(c.tensor.data(), n, W, p.w.data());
 }
 template <uint32_t W>
 void join(bool simd, Case& c, Ptrs& p, size_t n) {
   if (simd) zd::join_planes_kernel(p.r.data(), n, W, c.out.data());
-  else zt_bench::join_planes<W>(p.r.data(), n, c.out.data());
+  else zs::join_planes(p.r.data(), n, W, c.out.data());
 }
 void PlanesSplit(benchmark::State& s, bool simd) {
   Case& c = get(s);
@@ -161,11 +163,11 @@ void PairedSplit(benchmark::State& s, bool simd) {
   run(s, c, [&] {
     if (c.width == 2) {
       k = simd ? zd::bf16_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1])
-               : zt_bench::bf16_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1]);
+               : zs::bf16_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1]);
     } else {
       k = simd ? zd::fp32_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1], f.w[2],
                                        f.w[3])
-               : zt_bench::fp32_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1],
+               : zs::fp32_split_paired(c.tensor.data(), c.n, c.base, c.pairs.data(), c.esc.data(), f.w[1],
                                              f.w[2], f.w[3]);
     }
   });
@@ -183,9 +185,10 @@ void PairedMerge(benchmark::State& s, bool simd) {
       if (c.width == 2) zd::bf16_merge_paired(c.pairs.data(), c.esc.data(), c.base, f.r[1], c.n, c.out.data());
       else zd::fp32_merge_paired(c.pairs.data(), c.esc.data(), c.base, f.r[1], f.r[2], f.r[3], c.n, c.out.data());
     } else {
-      ok &= zt_bench::count_pair_escapes(c.pairs.data(), c.n, &k) && k == c.n_esc;
-      if (c.width == 2) zt_bench::bf16_merge_paired(c.pairs.data(), c.esc.data(), c.base, f.r[1], c.n, c.out.data());
-      else zt_bench::fp32_merge_paired(c.pairs.data(), c.esc.data(), c.base, f.r[1], f.r[2], f.r[3], c.n, c.out.data());
+      ok &= zs::count_pair_escapes(c.pairs.data(), c.n, &k) && k == c.n_esc;
+      const uint8_t* esc = c.esc.data();  // the scalar merge advances it
+      if (c.width == 2) zs::bf16_merge_paired(c.pairs.data(), esc, c.base, f.r[1], 0, c.n, c.out.data());
+      else zs::fp32_merge_paired(c.pairs.data(), esc, c.base, f.r[1], f.r[2], f.r[3], 0, c.n, c.out.data());
     }
   });
   if (!ok || c.out != c.tensor) s.SkipWithError("merge did not restore the tensor");

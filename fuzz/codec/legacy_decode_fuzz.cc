@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/blake2b.h"
+#include "codec/pypi/blake2b.h"
 #include "fuzz_limits.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "codec/byte_io.h"
-#include "codec/entropy.h"
-#include "codec/rans14.h"
-#include "codec/rans14_adaptive.h"
+#include "codec/common/byte_io.h"
+#include "codec/entropy/entropy.h"
+#include "codec/entropy/rans14.h"
+#include "codec/entropy/rans14_adaptive.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"

@@ -7,6 +7,8 @@ expected.json maps file name -> {"code", "stage", "object", "role", "why"}:
            open         ztensor.open(path)
            read         reader.read_component(object, role)
            verify       reader.verify() (and reading with open(path, verify=True))
+An accepted file (code null) also names what its object/role must read as:
+  nbytes, sha256  the length and SHA-256 of those decoded bytes.
 The reasoning behind each choice, with the spec sentence it rests on, is in
 tests/corrupt/README.md.
 
@@ -15,6 +17,7 @@ Regenerate (needs numpy, cbor2, zstandard):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
@@ -31,10 +34,14 @@ CASES: dict[str, dict] = {}
 FILES: dict[str, bytes] = {}
 
 
-def case(name, data, code, stage="open", obj=None, role=None, why=""):
+def case(name, data, code, stage="open", obj=None, role=None, why="", reads=None):
+    """`reads`: for an accepted file, the bytes obj/role must decode to."""
     assert name not in CASES, name
+    assert (code is None) == (reads is not None), name
     FILES[name + ".zt"] = data
     CASES[name + ".zt"] = {"code": code, "stage": stage, "object": obj, "role": role, "why": why}
+    if reads is not None:
+        CASES[name + ".zt"].update(nbytes=len(reads), sha256=hashlib.sha256(reads).hexdigest())
 
 
 F32 = np.arange(4, dtype=np.float32)  # 16 bytes, shape [4]
@@ -403,15 +410,16 @@ def build():
     padded = bytearray(v12(arr=np.arange(3, dtype=np.uint8)))
     padded[64 + 3:128] = b"\xAA" * (128 - 67)
     case("ok_nonzero_padding", bytes(padded), None, stage="read", obj="w", role="data",
-         why="§5 'Readers MAY ignore padding content'")
+         why="§5 'Readers MAY ignore padding content'", reads=bytes([0, 1, 2]))
     case("ok_future_minor_version", v12(version="1.9.0"), None, stage="read", obj="w", role="data",
-         why="Appendix: minor versions only add optional fields")
+         why="Appendix: minor versions only add optional fields", reads=F32.tobytes())
     case("ok_unknown_format", v12(obj_set("format", "sparse_bsr_future")), None, stage="read", obj="w",
-         role="data", why="§1 format is an open set ('etc.'); components stay readable")
+         role="data", why="§1 format is an open set ('etc.'); components stay readable", reads=F32.tobytes())
     case("ok_unknown_logical_type", v12(c_set(type="f4_e2m1_future")), None, stage="read", obj="w", role="data",
-         why="§2 'Readers that encounter an unrecognized type MAY fall back to loading raw dtype elements'")
+         why="§2 'Readers that encounter an unrecognized type MAY fall back to loading raw dtype elements'",
+         reads=F32.tobytes())
     case("ok_uncompressed_length_on_raw", v12(c_set(uncompressed_length=16)), None, stage="read", obj="w",
-         role="data")
+         role="data", why="an optional field that matters only for zstd", reads=F32.tobytes())
 
 
 def main():
@@ -427,6 +435,7 @@ def main():
     with open(os.path.join(HERE, "expected.json"), "w") as fh:
         json.dump(dict(sorted(CASES.items())), fh, indent=1)
         fh.write("\n")
+
     print(f"{len(FILES)} files, {sum(map(len, FILES.values()))} bytes")
 
 

@@ -1,4 +1,4 @@
-"""A size rule of the codec: our default frame is never larger than PyPI
+"""Our default frame is never larger than PyPI
 z4ai 0.2.0's default frame of the same buffer.
 
 tests/golden/z4ai-0.2.0/size_*.z4 are PyPI's default frames of RNN-like

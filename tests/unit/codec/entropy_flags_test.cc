@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "codec/entropy.h"
+#include "codec/entropy/entropy.h"
 
 namespace z4ai::detail {
 namespace {

@@ -1,7 +1,7 @@
 // The SIMD kernels must match the scalar frame definitions (docs/codec.md)
 // byte for byte, for every size (vector tails) and alignment, on every SIMD
 // target compiled in, not only the one this CPU would pick.
-#include "codec/field_kernels.h"
+#include "codec/transform/field_kernels.h"
 
 #include <gtest/gtest.h>
 #include <hwy/targets.h>

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "codec/blake2b.h"
-#include "codec/byte_io.h"
-#include "codec/entropy.h"
-#include "codec/legacy_format.h"
+#include "codec/common/byte_io.h"
+#include "codec/entropy/entropy.h"
+#include "codec/entropy/pypi_rans.h"
+#include "codec/pypi/blake2b.h"
+#include "codec/pypi/legacy_format.h"
 #include "z4ai/codec.h"
 #include "z4ai/model_delta.h"
 

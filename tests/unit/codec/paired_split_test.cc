@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/paired_split.h"
-#include "codec/transforms.h"
+#include "codec/transform/paired_split.h"
+#include "codec/transform/transforms.h"
 #include "test_data.h"
 #include "z4ai/codec.h"
 

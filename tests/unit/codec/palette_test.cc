@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "codec/palette.h"
+#include "codec/transform/palette.h"
 #include "test_data.h"
 #include "z4ai/codec.h"
 

@@ -9,11 +9,11 @@
 #include <random>
 #include <vector>
 
-#include "codec/byte_io.h"
-#include "codec/entropy.h"
-#include "codec/legacy_format.h"
-#include "codec/rans14.h"
-#include "codec/rans14_adaptive.h"
+#include "codec/common/byte_io.h"
+#include "codec/entropy/entropy.h"
+#include "codec/entropy/pypi_rans.h"
+#include "codec/entropy/rans14.h"
+#include "codec/entropy/rans14_adaptive.h"
 
 namespace z4ai::detail {
 namespace {

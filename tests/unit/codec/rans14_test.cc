@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "codec/entropy.h"
-#include "codec/legacy_format.h"
-#include "codec/rans14.h"
+#include "codec/entropy/entropy.h"
+#include "codec/entropy/pypi_rans.h"
+#include "codec/entropy/rans14.h"
 
 namespace z4ai::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/entropy.h"
+#include "codec/entropy/entropy.h"
 
 namespace z4ai::detail {
 namespace {

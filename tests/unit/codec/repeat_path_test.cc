@@ -7,10 +7,10 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/entropy.h"
-#include "codec/repeat_path.h"
-#include "codec/repetition_probe.h"
-#include "codec/transforms.h"
+#include "codec/entropy/entropy.h"
+#include "codec/entropy/repeat_path.h"
+#include "codec/frame/repetition_probe.h"
+#include "codec/transform/transforms.h"
 #include "test_data.h"
 #include "z4ai/codec.h"
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "codec/byte_io.h"
-#include "codec/chunk_codec.h"
-#include "codec/scale_grid.h"
-#include "codec/transforms.h"
+#include "codec/common/byte_io.h"
+#include "codec/frame/chunk_codec.h"
+#include "codec/transform/scale_grid.h"
+#include "codec/transform/transforms.h"
 #include "test_data.h"
 #include "z4ai/codec.h"
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "codec/sparse_path.h"
-#include "codec/transforms.h"
+#include "codec/transform/sparse_path.h"
+#include "codec/transform/transforms.h"
 #include "test_data.h"
 
 namespace z4ai::detail {

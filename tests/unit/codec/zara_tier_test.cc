@@ -8,11 +8,11 @@
 #include <cstring>
 #include <random>
 
-#include "codec/byte_io.h"
-#include "codec/digest.h"
-#include "codec/entropy.h"
-#include "codec/frame_format.h"
-#include "codec/transforms.h"
+#include "codec/common/byte_io.h"
+#include "codec/common/digest.h"
+#include "codec/entropy/entropy.h"
+#include "codec/frame/frame_format.h"
+#include "codec/transform/transforms.h"
 #include "test_data.h"
 #include "z4ai/codec.h"
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "codec/byte_io.h"
-#include "codec/entropy.h"
+#include "codec/common/byte_io.h"
+#include "codec/entropy/entropy.h"
 #include "z4ai/chunked.h"
 
 namespace z4ai::detail {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/frame_format.h"
+#include "codec/frame/frame_format.h"
 #include "test_data.h"
 #include "z4ai/zstn.h"
 

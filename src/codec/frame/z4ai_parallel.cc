@@ -1,0 +1,182 @@
+// Z4AI / ZARA frames on worker threads (z4ai_parallel.h): chunks coded in
+// parallel and assembled in order; decoded in order with none started after
+// one fails, the checksum fed beside; the decoding entry points.
+#include "codec/frame/z4ai_parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+
+#include "codec/common/byte_io.h"
+#include "codec/common/digest.h"
+#include "codec/common/thread_pool.h"
+#include "codec/pypi/legacy_format.h"
+#include "common/page_advice.h"
+
+namespace z4ai {
+namespace detail {
+namespace {
+
+// A worker thread is only worth starting for this much data: below it the
+// start-up and scheduling latency (worst on a loaded machine) eat the gain.
+constexpr size_t kMinBytesPerWorker = size_t{512} << 10;
+
+}  // namespace
+
+unsigned workers_for(uint64_t bytes, unsigned threads) {
+  uint64_t by_size = std::max<uint64_t>(1, bytes / kMinBytesPerWorker);
+  return unsigned(std::min<uint64_t>(resolve_threads(threads), by_size));
+}
+
+ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
+                                 std::vector<uint8_t>& ranking) {
+  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
+  ChunkEncodeOptions opts = plan.chunk;
+  if (opts.auto_select && !opts.lean && n_chunks > 1 && plan.chunk_bytes < kChunkBytesFast) {
+    // Chunks shrunk to share a mid-sized input across cores: rank the
+    // transforms once for the input instead of sampling every chunk.
+    ranking = plan.input_ranking.empty() ? rank_transforms(data, dtype, opts) : plan.input_ranking;
+    opts.ranking = &ranking;
+  }
+  // One chunk (the repeat path): the threads share out its streams instead.
+  if (n_chunks == 1) opts.stream_threads = workers_for(data.size(), threads);
+  return opts;
+}
+
+ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
+  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
+  ChunkedFrame f;
+  f.bodies.resize(n_chunks);
+  std::vector<uint8_t> ranking;
+  const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
+  parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
+    f.bodies[i] = encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
+  });
+  // The digest is patched in by the caller (it may run beside the coding).
+  FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), 0, plan.chunk_bytes, uint32_t(n_chunks)};
+  f.head.resize(kFrameHeaderBytes + 4 * n_chunks);
+  write_frame_header(h, f.head.data());
+  f.size = f.head.size();
+  for (size_t i = 0; i < n_chunks; ++i) {
+    store_u32(f.head.data() + kFrameHeaderBytes + 4 * i, uint32_t(f.bodies[i].size()));
+    f.size += f.bodies[i].size();
+  }
+  return f;
+}
+
+
+namespace {
+
+zt::Status digest_error() {
+  return {zt::ErrorCode::digest_mismatch, "z4ai frame: decoded bytes do not match the stored XXH3-64 checksum"};
+}
+
+}  // namespace
+
+zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, std::span<uint8_t> out,
+                        unsigned threads) {
+  using zt::ErrorCode;
+  if (out.size() != h.original_length)
+    return {ErrorCode::length_mismatch, "z4ai frame: output buffer has " + std::to_string(out.size()) +
+                                            " bytes, frame decodes to " + std::to_string(h.original_length)};
+  if (h.mode == FrameMode::whole_zstd) {
+    ZT_RETURN_IF_ERROR(decode_zstd(frame.subspan(kFrameHeaderBytes), out));
+  } else {
+    const size_t n = h.n_chunks;
+    const uint8_t* table = frame.data() + kFrameHeaderBytes;
+    std::vector<size_t> offsets(n + 1);  // check_frame_body: they tile the frame
+    offsets[0] = kFrameHeaderBytes + 4 * n;
+    for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + load_u32(table + 4 * i);
+    auto chunk_of = [&](size_t i) {
+      const uint64_t off = uint64_t(i) * h.chunk_bytes;
+      return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
+    };
+    // A large output is usually fresh memory: each chunk's pages are faulted
+    // in by the thread that decodes it, in one call (page_advice.h).
+    const bool prefault = out.size() >= zt::kPrefaultMinBytes;
+    const unsigned workers = workers_for(h.original_length, threads);
+    // A frame of one chunk (repeat and long-stream frames) decodes its
+    // streams on the workers instead: the same bytes, any thread count.
+    const unsigned stream_threads = n == 1 ? workers : 1;
+    auto decode_one = [&](size_t i) {
+      if (prefault) zt::prefault_pages(chunk_of(i).data(), chunk_of(i).size());
+      zt::Status s = decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
+                                          chunk_of(i), stream_threads);
+      if (!s.ok()) return zt::Status(s.code(), "chunk " + std::to_string(i) + ": " + s.message());
+      return zt::Status();
+    };
+    // The checksum is fed chunk by chunk in order while the chunks are still
+    // in cache: by the only thread, or by the calling thread between its own
+    // chunks as the decoded prefix grows; the rest after the others finish.
+    std::vector<zt::Status> status(n);
+    std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
+    for (size_t i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
+    // Chunks are taken in order and none is started after one fails: a frame
+    // whose chunk k lies costs the memory of chunks up to k (plus one per
+    // other worker), not its declared length.
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto decode_next = [&] {
+      if (failed.load(std::memory_order_relaxed)) return false;
+      const size_t i = next.fetch_add(1);
+      if (i >= n) return false;
+      status[i] = decode_one(i);
+      if (!status[i].ok()) failed.store(true, std::memory_order_relaxed);
+      done[i].store(true, std::memory_order_release);
+      return true;
+    };
+    Xxh3Stream hash;
+    size_t hashed = 0;
+    auto hash_ready = [&] {
+      for (; hashed < n && done[hashed].load(std::memory_order_acquire) && status[hashed].ok(); ++hashed)
+        hash.update(chunk_of(hashed));
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < workers && t < n; ++t) pool.emplace_back([&] { while (decode_next()) {} });
+    while (decode_next()) hash_ready();
+    for (auto& th : pool) th.join();
+    for (size_t i = 0; i < n; ++i) ZT_RETURN_IF_ERROR(status[i]);
+    hash_ready();
+    if (hash.digest() != h.digest) return digest_error();
+    return {};
+  }
+  if (xxh3_64(out) != h.digest) return digest_error();  // whole-buffer zstd
+  return {};
+}
+
+
+}  // namespace detail
+
+zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads) {
+  if (detail::is_legacy_frame(frame)) return detail::decode_legacy_into(frame, out);
+  ZT_ASSIGN_OR_RETURN(detail::FrameHeader h, detail::read_frame_header(frame));
+  ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
+  return detail::decode_frame(frame, h, out, threads);
+}
+
+zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads, uint64_t max_output) {
+  uint64_t length = 0;
+  if (detail::is_legacy_frame(frame)) {
+    ZT_ASSIGN_OR_RETURN(length, detail::legacy_decoded_length(frame));
+  } else {
+    ZT_ASSIGN_OR_RETURN(detail::FrameHeader h, detail::read_frame_header(frame));
+    ZT_RETURN_IF_ERROR(detail::check_frame_body(frame, h));
+    length = h.original_length;
+  }
+  ZT_RETURN_IF_ERROR(check_max_output("z4ai frame", length, max_output));
+  std::vector<uint8_t> out;
+  try {
+    out.resize(size_t(length));
+  } catch (const std::bad_alloc&) {
+    return zt::Result<std::vector<uint8_t>>(zt::ErrorCode::limit_exceeded, "z4ai frame: cannot allocate " +
+                                                                               std::to_string(length) +
+                                                                               " bytes for the decoded data");
+  }
+  ZT_RETURN_IF_ERROR(decompress_into(frame, out, threads));
+  return out;
+}
+
+}  // namespace z4ai
