@@ -18,8 +18,8 @@ torch, transformers (with the Llama model code) and ztensor, then measures:
 
 The loaders take turns in every round (--rounds, medians), so load from
 other processes falls on all alike; files are in the page cache after the
-first round. Goals: rss at most 1.1x the model's size (what a loader that maps the file and copies nothing twice can reach), load no
-slower than transformers.
+first round. Goals: rss at most 1.1x the model's size (a loader that maps
+the file and copies nothing twice), load no slower than transformers.
 
     python3 bench/transformers_load_bench.py [--size-gb 1] [--rounds 5] [--zstd]
 """
