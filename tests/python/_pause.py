@@ -60,7 +60,9 @@ class Pause:
         return self.pid
 
     def resume(self):
-        """Lets the paused process go on: it waits for our write end to open and close."""
+        """Lets the paused process go on: it waits for our write end to open
+        and close. A process that died at the point (a test killed or
+        interrupted it there) has nothing to resume."""
         self.close()  # else our own read end would let the write-open succeed before the process reopens
         deadline = time.monotonic() + PAUSE_TIMEOUT_S
         while True:
@@ -70,6 +72,8 @@ class Pause:
             except OSError as e:  # ENXIO: the process has not reopened the FIFO for reading yet
                 if e.errno != errno.ENXIO or time.monotonic() > deadline:
                     raise
+                if self.pid is not None and not _alive(self.pid):
+                    return
                 select.select([], [], [], 0.01)
         os.close(fd)
 
@@ -77,3 +81,12 @@ class Pause:
         if self._read is not None:
             os.close(self._read)
             self._read = None
+
+
+def _alive(pid):
+    """Whether `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
