@@ -15,6 +15,7 @@ line before it is then written. Sentinel lines are left out of requests().
 
 import http.client
 import http.server
+import os
 import re
 import shutil
 import signal
