@@ -67,7 +67,6 @@ constexpr const char* kCompressHelp =
     ".zt output is the file Python's ztensor.convert(IN, OUT, compression=E,\n"
     "effort=..., level=..., checksum=..., max_shard_size=...) writes, byte for\n"
     "byte; `zt convert IN OUT --compress z4ai` writes it too. OUT is a local path.\n"
-    "%s"
     "\n"
     "Summary: the IN and OUT file sizes, their ratio (IN / OUT) and the time;\n"
     "with --json the keys command, input, output, input_format, output_format,\n"
@@ -193,20 +192,12 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   return kExitOk;
 }
 
-}  // namespace
-
-int cmd_compress(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"effort", true},   {"threads", true},        {"encoding", true},
+constexpr OptionSpec kCompressOptions[] = {{"effort", true},   {"threads", true},        {"encoding", true},
                                            {"level", true},    {"checksum", true},       {"max-shard-size", true},
-                                           {"scheduler", true}, {"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, with_remote_flags(kSpec), &a, &err)) return usage_error("compress", err);
-  if (a.has("help")) {
-    std::printf(kCompressHelp, kRemoteFlagsHelp);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("compress", "expected IN and OUT");
+                                           {"scheduler", true}, {"json", false}};
+
+int run_compress(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
   const std::string& out = a.positionals[1];
 
@@ -223,9 +214,6 @@ int cmd_compress(std::span<char* const> args) {
       return usage_error("compress", "--threads must be an integer from 0 to " + std::to_string(kMaxThreads) +
                                          ", not '" + *t + "'");
   if (std::string e = url_output_error(out); !e.empty()) return usage_error("compress", e);
-  RemoteArgs remote;
-  if (!remote_args_from(a, &remote, &err)) return usage_error("compress", err);
-  ScopedRemoteOptions remote_scope(remote.options);
 
   auto in_format = detect_format(in);
   if (!in_format.ok()) return status_error(in_format.status());
@@ -253,7 +241,20 @@ int cmd_compress(std::span<char* const> args) {
   }
   if (a.has("threads"))
     return usage_error("compress", "--threads applies to .zstn output only (.zt output uses all cores)");
-  return compress_to_zt(in, in_format.value(), out, s, json, a.get("scheduler"), remote);
+  return compress_to_zt(in, in_format.value(), out, s, json, a.get("scheduler"), inv.remote);
 }
+
+}  // namespace
+
+const Command kCompressCommand{
+    "compress",
+    "  compress IN OUT [OPTIONS]     safetensors -> .zstn, any -> .zt (z4ai codec)\n",
+    kCompressHelp,
+    kCompressOptions,
+    /*reads_urls=*/true,
+    /*operands=*/2,
+    "expected IN and OUT",
+    kExitBadInput,
+    run_compress};
 
 }  // namespace zt::cli

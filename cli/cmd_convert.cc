@@ -81,7 +81,6 @@ constexpr const char* kConvertHelp =
     "The same options as Python's ztensor.convert(IN, OUT, compression=...,\n"
     "effort=..., level=..., checksum=..., max_shard_size=...), giving the same\n"
     "file. OUT is a local path (an s3:// OUT: ztensor.convert uploads).\n"
-    "%s"
     "\n"
     "Examples:\n"
     "  zt convert model.safetensors model.zt\n"
@@ -125,20 +124,12 @@ int convert_folder(const std::string& in, const std::string& out, ConvertOptions
   return kExitOk;
 }
 
-}  // namespace
-
-int cmd_convert(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"compress", true},       {"effort", true},    {"level", true},
+constexpr OptionSpec kConvertOptions[] = {{"compress", true},       {"effort", true},    {"level", true},
                                           {"checksum", true},       {"max-shard-size", true},
-                                          {"scheduler", true},      {"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, with_remote_flags(kSpec), &a, &err)) return usage_error("convert", err);
-  if (a.has("help")) {
-    std::printf(kConvertHelp, kRemoteFlagsHelp);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("convert", "expected IN and OUT");
+                                          {"scheduler", true},      {"json", false}};
+
+int run_convert(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
   const std::string& out = a.positionals[1];
 
@@ -154,9 +145,6 @@ int cmd_convert(std::span<char* const> args) {
   if (a.has("level") && flags.encoding == Encoding::raw) return usage_error("convert", "--level needs --compress zstd or z4ai");
   if (std::string e = read_encoding_flags(a, &flags); !e.empty()) return usage_error("convert", e);
   if (std::string e = url_output_error(out); !e.empty()) return usage_error("convert", e);
-  RemoteArgs remote;
-  if (!remote_args_from(a, &remote, &err)) return usage_error("convert", err);
-  ScopedRemoteOptions remote_scope(remote.options);
   ConvertOptions options = flags.convert_options();
 
   const std::string* scheduler = a.get("scheduler");
@@ -188,7 +176,7 @@ int cmd_convert(std::span<char* const> args) {
   std::string input_format;
   Result<ConvertStats> r = [&]() -> Result<ConvertStats> {
     if (scheduler) {
-      ZT_ASSIGN_OR_RETURN(DaskConvertResult d, convert_on_dask(in, out, options, *scheduler, remote.texts));
+      ZT_ASSIGN_OR_RETURN(DaskConvertResult d, convert_on_dask(in, out, options, *scheduler, inv.remote.texts));
       input_format = d.input_format;
       return d.stats;
     }
@@ -234,5 +222,18 @@ int cmd_convert(std::span<char* const> args) {
               human_bytes(out_size).c_str());
   return kExitOk;
 }
+
+}  // namespace
+
+const Command kConvertCommand{
+    "convert",
+    "  convert IN OUT [OPTIONS]      any -> .zt; .zt -> safetensors, .npz or .zt\n",
+    kConvertHelp,
+    kConvertOptions,
+    /*reads_urls=*/true,
+    /*operands=*/2,
+    "expected IN and OUT",
+    kExitBadInput,
+    run_convert};
 
 }  // namespace zt::cli

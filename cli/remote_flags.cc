@@ -33,12 +33,6 @@ bool remote_args_from(const ParsedArgs& a, RemoteArgs* out, std::string* error) 
   return true;
 }
 
-std::vector<OptionSpec> with_remote_flags(std::span<const OptionSpec> own) {
-  std::vector<OptionSpec> all(own.begin(), own.end());
-  for (const RemoteFlag& f : kRemoteFlags) all.push_back({f.flag, f.takes_value});
-  return all;
-}
-
 std::string url_output_error(const std::string& out) {
   if (out.find("://") == std::string::npos) return "";
   return "OUT '" + out + "' is a URL; zt writes local files only (write a local file and upload it, or use " +

@@ -7,9 +7,7 @@
 #pragma once
 
 #include <map>
-#include <span>
 #include <string>
-#include <vector>
 
 #include "args.h"
 #include "ztensor/remote.h"
@@ -46,9 +44,6 @@ struct RemoteArgs {
 // Reads the flags of kRemoteFlags from `a`. Returns false with *error
 // naming the flag for a value its option cannot take.
 bool remote_args_from(const ParsedArgs& a, RemoteArgs* out, std::string* error);
-
-// The command's own options followed by kRemoteFlags, for parse_args.
-std::vector<OptionSpec> with_remote_flags(std::span<const OptionSpec> own);
 
 // zt reads URLs but writes local files only: the usage error for an OUT
 // that is a URL (scheme://...), or "" for a path.

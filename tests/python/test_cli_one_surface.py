@@ -167,3 +167,11 @@ def test_s3_endpoint_and_region_flags_give_the_file_python_writes(tmp_path):
     finally:
         server.stop()
 
+
+@pytest.mark.parametrize("command, exit_code", [("info", 1), ("ls", 1), ("verify", 1), ("diff", 2)])
+def test_every_command_that_reads_urls_takes_the_url_flags(fault, command, exit_code):
+    fault.fail_first = 100
+    files = [fault.url(), fault.url()] if command == "diff" else [fault.url()]
+    r = zt(command, *files, "--max-attempts", "2")
+    assert r.returncode == exit_code and "gave up after 2 attempts" in r.stderr, r.stderr
+    assert fault.served == 2
