@@ -1,6 +1,6 @@
 # zTensor developer entry points. See README.md.
 #   make deps   - system packages (apt-get; needs root)
-#   make demo   - deps + the project venv (.venv) with only what the demo needs + build + save/load
+#   make demo   - deps + the project venv (.venv) with the build tools and what the demo needs + build + save/load
 #                 the all-MiniLM-L6-v2 weights as .zt
 #   make test   - deps + build + every test (C++ under ASan/UBSan, fuzz smoke, Python, the wheel)
 #   make test-stress - tests/python STRESS_RUNS (5) times in a row under CPU load (stress-ng, one

@@ -11,7 +11,9 @@
 #include "ztensor/files.h"
 #include "commands.h"
 #include "dask_handoff.h"
+#include "encoding_flags.h"
 #include "progress.h"
+#include "remote_flags.h"
 #include "z4ai/codec.h"
 #include "z4ai/zstn.h"
 #include "ztensor/convert.h"
@@ -24,8 +26,9 @@ namespace {
 constexpr const char* kCompressHelp =
     "Usage: zt compress IN OUT [--effort fast|balanced|max] [--threads N]\n"
     "                          [--encoding z4ai|zstd|raw] [--level N]\n"
-    "                          [--checksum sha256|crc32c|none] [--scheduler ADDRESS]\n"
-    "                          [--json]\n"
+    "                          [--checksum sha256|crc32c|none]\n"
+    "                          [--max-shard-size SIZE] [--scheduler ADDRESS]\n"
+    "                          [--json] [URL OPTIONS]\n"
     "\n"
     "Compress a checkpoint losslessly. What is written depends on OUT:\n"
     "  OUT.zstn   IN must be a safetensors file: ZSTN v3, the safetensors header\n"
@@ -49,6 +52,10 @@ constexpr const char* kCompressHelp =
     "                      or inside z4ai frames (1..22, default: the codec's)\n"
     "  --checksum ALGO     .zt output: digest per component, sha256, crc32c or\n"
     "                      none (default)\n"
+    "  --max-shard-size SIZE .zt output: Hugging Face-style shards of at most SIZE\n"
+    "                      tensor bytes each, OUT-00001-of-0000N.zt ... and\n"
+    "                      OUT.zt.index.json (one file OUT when all fits); SIZE\n"
+    "                      is bytes or 5GB/500MB, 2GiB; objects are never split\n"
     "  --scheduler ADDRESS .zt output: encode on the workers of the Dask scheduler\n"
     "                      at ADDRESS (tcp://host:port), one codec thread per task;\n"
     "                      the file is the same bytes as a local run's. Runs\n"
@@ -57,38 +64,29 @@ constexpr const char* kCompressHelp =
     "                      themselves (a path they see, or a URL)\n"
     "  --json              print the summary as one JSON object\n"
     "  -h, --help          show this help\n"
+    ".zt output is the file Python's ztensor.convert(IN, OUT, compression=E,\n"
+    "effort=..., level=..., checksum=..., max_shard_size=...) writes, byte for\n"
+    "byte; `zt convert IN OUT --compress z4ai` writes it too. OUT is a local path.\n"
     "\n"
     "Summary: the IN and OUT file sizes, their ratio (IN / OUT) and the time;\n"
     "with --json the keys command, input, output, input_format, output_format,\n"
     "input_bytes, output_bytes, ratio, tensors, seconds, effort, encoding (and\n"
-    "for .zt output tensor_bytes, the decoded tensor bytes).\n"
+    "for .zt output tensor_bytes, the decoded tensor bytes, and for a sharded\n"
+    "set files, the shards then the index; the sizes are the whole set's).\n"
     "\n"
     "Examples:\n"
     "  zt compress model.safetensors model.zstn\n"
     "  zt compress model.safetensors model.zstn --effort max --threads 8\n"
     "  zt compress model.safetensors model.zt --checksum sha256\n"
+    "  zt compress model.safetensors model.zt --effort balanced --max-shard-size 2GB\n"
     "  zt compress model.safetensors model.zt --effort max --scheduler tcp://h:8786\n"
     "  zt compress model.zt model-zstd.zt --encoding zstd --level 9 --json\n";
 
-// Earlier releases named the fast tier `default`; it stays accepted.
-constexpr const char* kEffortAlias = "default";
-constexpr int kMinZstdLevel = -7;  // zstd "fast" levels, as `zt convert`
-constexpr int kMaxZstdLevel = 22;
-constexpr int kMinZ4aiLevel = 1;   // z4ai takes zstd levels 1..22 (z4ai/codec.h)
-
-struct Settings {
-  z4ai::Effort effort = z4ai::Effort::fast;
-  std::string effort_name = "fast";
-  Encoding encoding = Encoding::z4ai;
-  bool level_given = false;
-  int level = 0;
+// .zstn output also takes --threads (.zt output uses every core).
+struct Settings : EncodingFlags {
   unsigned threads = 0;
-  DigestAlgo digest = DigestAlgo::none;
+  Settings() { encoding = Encoding::z4ai; }
 };
-
-const char* encoding_text(Encoding e) {
-  return e == Encoding::z4ai ? "z4ai" : e == Encoding::zstd ? "zstd" : "raw";
-}
 
 int compress_to_zstn(const std::string& in, const std::string& out, const Settings& s, bool json) {
   const auto start = std::chrono::steady_clock::now();
@@ -101,7 +99,7 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
   const uint64_t tensors = source.value()->manifest().objects.size();
 
   z4ai::zstn::Options o;
-  o.effort = s.effort;
+  o.effort = static_cast<z4ai::Effort>(s.effort);
   o.level = s.level_given ? s.level : -1;
   // N threads in all: N tensors at once, each frame splitting the rest.
   o.workers = s.threads;
@@ -140,26 +138,22 @@ int compress_to_zstn(const std::string& in, const std::string& out, const Settin
 // On the workers of a Dask scheduler (dask_handoff.h), with the progress
 // the Python side reports.
 Result<ConvertStats> compress_on_dask(const std::string& in, const std::string& out, ConvertOptions options,
-                                      const std::string& scheduler) {
+                                      const std::string& scheduler, const RemoteArgs& remote) {
   ProgressBar bar("compressing");
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
-  auto r = convert_on_dask(in, out, options, scheduler);
+  auto r = convert_on_dask(in, out, options, scheduler, remote.texts);
   bar.finish();
   if (!r.ok()) return r.status();
   return r.value().stats;
 }
 
 int compress_to_zt(const std::string& in, FileFormat in_format, const std::string& out, const Settings& s,
-                   bool json, const std::string* scheduler) {
+                   bool json, const std::string* scheduler, const RemoteArgs& remote) {
   const auto start = std::chrono::steady_clock::now();
-  ConvertOptions options;
-  options.encoding = s.encoding;
-  options.level = s.level_given ? s.level : kDefaultLevel;
-  options.effort = static_cast<uint8_t>(s.effort);
-  options.digest = s.digest;
+  ConvertOptions options = s.convert_options();
   ConvertStats stats;
   if (scheduler) {
-    auto r = compress_on_dask(in, out, options, *scheduler);
+    auto r = compress_on_dask(in, out, options, *scheduler, remote);
     if (!r.ok()) return status_error(r.status());
     stats = r.value();
   } else {
@@ -182,7 +176,9 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   r.input_format = file_format_name(in_format);
   r.output_format = "zt";
   r.input_bytes = file_size(in);
-  r.output_bytes = file_size(out);
+  // A sharded set's size is its files' (the shards, then the index).
+  if (stats.files.empty()) r.output_bytes = file_size(out);
+  for (const auto& f : stats.files) r.output_bytes += file_size(f);
   // The ratio is of the two sizes the summary prints (files), not of tensor bytes.
   r.uncompressed = r.input_bytes;
   r.compressed = r.output_bytes;
@@ -191,64 +187,33 @@ int compress_to_zt(const std::string& in, FileFormat in_format, const std::strin
   r.seconds = seconds_since(start);
   r.extra["effort"] = s.encoding == Encoding::z4ai ? ojson(s.effort_name) : ojson(nullptr);
   r.extra["encoding"] = encoding_text(s.encoding);
+  if (stats.files.size() > 1) r.extra["files"] = stats.files;
   print_report(r, json);
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kCompressOptions[] = {{"effort", true},   {"threads", true},        {"encoding", true},
+                                           {"level", true},    {"checksum", true},       {"max-shard-size", true},
+                                           {"scheduler", true}, {"json", false}};
 
-int cmd_compress(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"effort", true},   {"threads", true}, {"encoding", true}, {"level", true},
-                                         {"checksum", true}, {"scheduler", true}, {"json", false},   {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("compress", err);
-  if (a.has("help")) {
-    std::fputs(kCompressHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("compress", "expected IN and OUT");
+int run_compress(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
   const std::string& out = a.positionals[1];
 
   Settings s;
-  if (const auto* e = a.get("effort")) {
-    const std::string name = *e == kEffortAlias ? "fast" : *e;  // the older name, kept as an alias
-    auto effort = z4ai::parse_effort(name);
-    if (!effort.ok() || e->empty())
-      return usage_error("compress", "--effort must be fast, balanced or max (or default = fast), not '" + *e + "'");
-    s.effort = effort.value();
-    s.effort_name = name;
-  }
   if (const auto* e = a.get("encoding")) {
     if (*e == "z4ai") s.encoding = Encoding::z4ai;
     else if (*e == "zstd") s.encoding = Encoding::zstd;
     else if (*e == "raw" || *e == "none") s.encoding = Encoding::raw;
     else return usage_error("compress", "--encoding must be z4ai, zstd or raw, not '" + *e + "'");
   }
-  if (const auto* l = a.get("level")) {
-    const int lo = s.encoding == Encoding::zstd ? kMinZstdLevel : kMinZ4aiLevel;
-    char* end = nullptr;
-    const long v = std::strtol(l->c_str(), &end, 10);
-    if (l->empty() || *end != '\0' || v < lo || v > kMaxZstdLevel)
-      return usage_error("compress", "--level must be an integer from " + std::to_string(lo) + " to " +
-                                         std::to_string(kMaxZstdLevel) + " for " + encoding_text(s.encoding) +
-                                         ", not '" + *l + "'");
-    s.level_given = true;
-    s.level = static_cast<int>(v);
-  }
+  if (std::string e = read_encoding_flags(a, &s); !e.empty()) return usage_error("compress", e);
   if (const auto* t = a.get("threads"))
     if (!parse_uint(*t, kMaxThreads, &s.threads))
       return usage_error("compress", "--threads must be an integer from 0 to " + std::to_string(kMaxThreads) +
                                          ", not '" + *t + "'");
-  if (const auto* c = a.get("checksum")) {
-    if (*c == "sha256") s.digest = DigestAlgo::sha256;
-    else if (*c == "crc32c") s.digest = DigestAlgo::crc32c;
-    else if (*c != "none") return usage_error("compress", "--checksum must be sha256, crc32c or none, not '" + *c + "'");
-  }
-  if (a.has("effort") && s.encoding != Encoding::z4ai)
-    return usage_error("compress", "--effort applies to the z4ai encoding only");
-  if (s.encoding == Encoding::raw && a.has("level")) return usage_error("compress", "--level does not apply to raw");
+  if (std::string e = url_output_error(out); !e.empty()) return usage_error("compress", e);
 
   auto in_format = detect_format(in);
   if (!in_format.ok()) return status_error(in_format.status());
@@ -269,14 +234,27 @@ int cmd_compress(std::span<char* const> args) {
       return usage_error("compress", std::string(".zstn output needs a safetensors IN; '") + in + "' is " +
                                          file_format_name(in_format.value()) +
                                          " (compress it to .zt instead: zt compress IN OUT.zt)");
-    if (a.has("encoding") || a.has("checksum") || a.has("scheduler"))
-      return usage_error("compress",
-                         "--encoding, --checksum and --scheduler apply to .zt output only (.zstn is always z4ai)");
+    if (a.has("encoding") || a.has("checksum") || a.has("max-shard-size") || a.has("scheduler"))
+      return usage_error("compress", "--encoding, --checksum, --max-shard-size and --scheduler apply to .zt output "
+                                     "only (.zstn is always z4ai, one file)");
     return compress_to_zstn(in, out, s, json);
   }
   if (a.has("threads"))
     return usage_error("compress", "--threads applies to .zstn output only (.zt output uses all cores)");
-  return compress_to_zt(in, in_format.value(), out, s, json, a.get("scheduler"));
+  return compress_to_zt(in, in_format.value(), out, s, json, a.get("scheduler"), inv.remote);
 }
+
+}  // namespace
+
+const Command kCompressCommand{
+    "compress",
+    "  compress IN OUT [OPTIONS]     safetensors -> .zstn, any -> .zt (z4ai codec)\n",
+    kCompressHelp,
+    kCompressOptions,
+    /*reads_urls=*/true,
+    /*operands=*/2,
+    "expected IN and OUT",
+    kExitBadInput,
+    run_compress};
 
 }  // namespace zt::cli

@@ -12,18 +12,20 @@
 #include "args.h"
 #include "commands.h"
 #include "dask_handoff.h"
+#include "encoding_flags.h"
 #include "progress.h"
+#include "remote_flags.h"
 #include "test_pause.h"
 #include "ztensor/convert.h"
-#include "ztensor/sharded_writer.h"
 
 namespace zt::cli {
 namespace {
 
 constexpr const char* kConvertHelp =
-    "Usage: zt convert IN OUT [--compress zstd|none] [--level N]\n"
+    "Usage: zt convert IN OUT [--compress zstd|z4ai|none]\n"
+    "                  [--effort fast|balanced|max] [--level N]\n"
     "                  [--checksum sha256|crc32c|none] [--max-shard-size SIZE]\n"
-    "                  [--scheduler ADDRESS] [--json]\n"
+    "                  [--scheduler ADDRESS] [--json] [URL OPTIONS]\n"
     "\n"
     "Convert between formats. The input format is detected from its content:\n"
     ".zt, safetensors (or a sharded model's index.json, .zt or safetensors),\n"
@@ -51,8 +53,13 @@ constexpr const char* kConvertHelp =
     "The output appears atomically: on error nothing is left at OUT.\n"
     "\n"
     "Options (for .zt output):\n"
-    "  --compress zstd|none   encoding of every component (default none = raw)\n"
-    "  --level N              zstd level, -7..22 (default 3; implies --compress zstd)\n"
+    "  --compress E           encoding of every component: zstd, z4ai (the lossless\n"
+    "                         weight codec) or none (default, raw)\n"
+    "  --effort E             z4ai effort: fast (default, multi-GB/s decode),\n"
+    "                         balanced or max (smallest, slowest to compress)\n"
+    "  --level N              zstd level: -7..22 for zstd (default 3; alone it\n"
+    "                         implies --compress zstd), 1..22 for the zstd stages\n"
+    "                         of z4ai (default: the codec's)\n"
     "  --checksum ALGO        digest per component: sha256, crc32c or none (default)\n"
     "  --max-shard-size SIZE  write Hugging Face-style shards of at most SIZE tensor\n"
     "                         bytes each: OUT-00001-of-0000N.zt ... and\n"
@@ -71,30 +78,23 @@ constexpr const char* kConvertHelp =
     "                         output, input_format, output_format, objects,\n"
     "                         tensor_bytes, output_bytes, warnings)\n"
     "  -h, --help             show this help\n"
+    "The same options as Python's ztensor.convert(IN, OUT, compression=...,\n"
+    "effort=..., level=..., checksum=..., max_shard_size=...), giving the same\n"
+    "file. OUT is a local path (an s3:// OUT: ztensor.convert uploads).\n"
     "\n"
     "Examples:\n"
     "  zt convert model.safetensors model.zt\n"
     "  zt convert model.safetensors model.zt --level 9 --checksum sha256\n"
     "  zt convert model.safetensors.index.json model.zt --compress zstd\n"
     "  zt convert model.safetensors model.zt --max-shard-size 5GB\n"
+    "  zt convert model.safetensors model.zt --compress z4ai --effort balanced\n"
+    "  zt convert s3://models/m.safetensors m.zt --endpoint-url http://127.0.0.1:9000\n"
     "  zt convert model.safetensors model.zt --compress zstd --scheduler tcp://h:8786\n"
     "  zt convert ./Qwen2-7B ./Qwen2-7B-zt --compress zstd\n"
     "  zt convert model.zt model.safetensors\n"
     "  zt convert model.zt arrays.npz\n"
     "  zt convert checkpoint.pt model.zt --json\n"
-    "For z4ai compression inside .zt use `zt compress IN OUT.zt`.\n";
-
-// zstd accepts negative "fast" levels; we expose the useful range.
-constexpr int kMinZstdLevel = -7;
-constexpr int kMaxZstdLevel = 22;
-
-bool parse_level(const std::string& s, int* level) {
-  char* end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || v < kMinZstdLevel || v > kMaxZstdLevel) return false;
-  *level = static_cast<int>(v);
-  return true;
-}
+    "zt compress IN OUT.zt writes the same .zt with z4ai as its default.\n";
 
 // IN is a model folder: OUT is a folder too.
 int convert_folder(const std::string& in, const std::string& out, ConvertOptions options, bool json) {
@@ -124,47 +124,28 @@ int convert_folder(const std::string& in, const std::string& out, ConvertOptions
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kConvertOptions[] = {{"compress", true},       {"effort", true},    {"level", true},
+                                          {"checksum", true},       {"max-shard-size", true},
+                                          {"scheduler", true},      {"json", false}};
 
-int cmd_convert(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {
-      {"compress", true}, {"level", true}, {"checksum", true}, {"max-shard-size", true}, {"scheduler", true},
-      {"json", false},    {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("convert", err);
-  if (a.has("help")) {
-    std::fputs(kConvertHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("convert", "expected IN and OUT");
+int run_convert(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
   const std::string& out = a.positionals[1];
 
-  ConvertOptions options;
+  EncodingFlags flags;
   if (const auto* c = a.get("compress")) {
-    if (*c == "zstd") options.encoding = Encoding::zstd;
-    else if (*c != "none" && *c != "raw") return usage_error("convert", "--compress must be zstd or none, not '" + *c + "'");
+    if (*c == "zstd") flags.encoding = Encoding::zstd;
+    else if (*c == "z4ai") flags.encoding = Encoding::z4ai;
+    else if (*c != "none" && *c != "raw")
+      return usage_error("convert", "--compress must be zstd, z4ai or none, not '" + *c + "'");
+  } else if (a.has("level")) {
+    flags.encoding = Encoding::zstd;  // --level alone asks for zstd
   }
-  if (const auto* l = a.get("level")) {
-    if (!parse_level(*l, &options.level))
-      return usage_error("convert", "--level must be an integer from " + std::to_string(kMinZstdLevel) + " to " +
-                                        std::to_string(kMaxZstdLevel) + ", not '" + *l + "'");
-    if (a.has("compress") && options.encoding != Encoding::zstd)
-      return usage_error("convert", "--level needs --compress zstd");
-    options.encoding = Encoding::zstd;
-  }
-  if (const auto* c = a.get("checksum")) {
-    if (*c == "sha256") options.digest = DigestAlgo::sha256;
-    else if (*c == "crc32c") options.digest = DigestAlgo::crc32c;
-    else if (*c != "none") return usage_error("convert", "--checksum must be sha256, crc32c or none, not '" + *c + "'");
-  }
-
-  if (const auto* m = a.get("max-shard-size")) {
-    auto size = parse_byte_size(*m);
-    if (!size.ok()) return usage_error("convert", "--max-shard-size: " + size.status().message());
-    options.max_shard_size = size.value();
-  }
+  if (a.has("level") && flags.encoding == Encoding::raw) return usage_error("convert", "--level needs --compress zstd or z4ai");
+  if (std::string e = read_encoding_flags(a, &flags); !e.empty()) return usage_error("convert", e);
+  if (std::string e = url_output_error(out); !e.empty()) return usage_error("convert", e);
+  ConvertOptions options = flags.convert_options();
 
   const std::string* scheduler = a.get("scheduler");
   std::error_code ec;
@@ -183,9 +164,10 @@ int cmd_convert(std::span<char* const> args) {
   if (out_format != FileFormat::zt && out_format != FileFormat::safetensors && out_format != FileFormat::npz)
     return usage_error("convert", std::string("cannot write ") + file_format_name(out_format) +
                                       "; give OUT a .zt, .safetensors or .npz name");
-  if (out_format != FileFormat::zt &&
-      (a.has("compress") || a.has("level") || a.has("checksum") || a.has("max-shard-size")))
-    return usage_error("convert", "--compress, --level, --checksum and --max-shard-size apply to .zt output only");
+  if (out_format != FileFormat::zt && (a.has("compress") || a.has("effort") || a.has("level") || a.has("checksum") ||
+                                      a.has("max-shard-size")))
+    return usage_error("convert",
+                       "--compress, --effort, --level, --checksum and --max-shard-size apply to .zt output only");
   if (scheduler && out_format != FileFormat::zt)
     return usage_error("convert", "--scheduler applies to .zt output only");
 
@@ -194,7 +176,7 @@ int cmd_convert(std::span<char* const> args) {
   std::string input_format;
   Result<ConvertStats> r = [&]() -> Result<ConvertStats> {
     if (scheduler) {
-      ZT_ASSIGN_OR_RETURN(DaskConvertResult d, convert_on_dask(in, out, options, *scheduler));
+      ZT_ASSIGN_OR_RETURN(DaskConvertResult d, convert_on_dask(in, out, options, *scheduler, inv.remote.texts));
       input_format = d.input_format;
       return d.stats;
     }
@@ -240,5 +222,18 @@ int cmd_convert(std::span<char* const> args) {
               human_bytes(out_size).c_str());
   return kExitOk;
 }
+
+}  // namespace
+
+const Command kConvertCommand{
+    "convert",
+    "  convert IN OUT [OPTIONS]      any -> .zt; .zt -> safetensors, .npz or .zt\n",
+    kConvertHelp,
+    kConvertOptions,
+    /*reads_urls=*/true,
+    /*operands=*/2,
+    "expected IN and OUT",
+    kExitBadInput,
+    run_convert};
 
 }  // namespace zt::cli

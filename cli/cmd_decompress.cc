@@ -116,18 +116,10 @@ int decompress_zt(const std::string& in, const std::string& out, bool json) {
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kDecompressOptions[] = {{"threads", true}, {"json", false}};
 
-int cmd_decompress(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"threads", true}, {"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("decompress", err);
-  if (a.has("help")) {
-    std::fputs(kDecompressHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("decompress", "expected IN and OUT");
+int run_decompress(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
   const std::string& out = a.positionals[1];
   unsigned threads = 0;
@@ -154,5 +146,18 @@ int cmd_decompress(std::span<char* const> args) {
                              "'" + in + "' is " + file_format_name(format.value()) +
                                  ", not something zt compressed: decompress takes a .zstn (ZSTN v3) or .zt file"));
 }
+
+}  // namespace
+
+const Command kDecompressCommand{
+    "decompress",
+    "  decompress IN OUT [--json]    .zstn -> original safetensors, .zt -> raw .zt\n",
+    kDecompressHelp,
+    kDecompressOptions,
+    /*reads_urls=*/false,
+    /*operands=*/2,
+    "expected IN and OUT",
+    kExitBadInput,
+    run_decompress};
 
 }  // namespace zt::cli

@@ -166,18 +166,10 @@ int apply_delta(const std::string& base_path, const std::string& delta_path, con
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kDeltaOptions[] = {{"apply", false}, {"level", true}, {"threads", true}, {"json", false}};
 
-int cmd_delta(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {
-      {"apply", false}, {"level", true}, {"threads", true}, {"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("delta", err);
-  if (a.has("help")) {
-    std::fputs(kDeltaHelp, stdout);
-    return kExitOk;
-  }
+int run_delta(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const bool apply = a.has("apply");
   if (a.positionals.size() != 3)
     return usage_error("delta", apply ? "expected BASE DELTA OUT after --apply" : "expected BASE TARGET OUT");
@@ -202,5 +194,19 @@ int cmd_delta(std::span<char* const> args) {
   }
   return make_delta(p[0], p[1], p[2], options, a.has("json"));
 }
+
+}  // namespace
+
+const Command kDeltaCommand{
+    "delta",
+    "  delta BASE TARGET OUT         store a fine-tune as a delta to its base (Z4DM)\n"
+    "  delta --apply BASE DELTA OUT  rebuild the fine-tune byte for byte\n",
+    kDeltaHelp,
+    kDeltaOptions,
+    /*reads_urls=*/false,
+    /*operands=*/kOperandsCheckedByRun,
+    nullptr,
+    kExitBadInput,
+    run_delta};
 
 }  // namespace zt::cli

@@ -135,18 +135,10 @@ Result<ObjectDiff> compare(const OpenedFile& fa, const Object& a, const OpenedFi
   return d;
 }
 
-}  // namespace
+constexpr OptionSpec kDiffOptions[] = {{"atol", true}, {"json", false}};
 
-int cmd_diff(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"atol", true}, {"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("diff", err);
-  if (a.has("help")) {
-    std::fputs(kDiffHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 2) return usage_error("diff", "expected two files A and B");
+int run_diff(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   double atol = 0;
   if (const auto* t = a.get("atol")) {
     char* end = nullptr;
@@ -221,5 +213,18 @@ int cmd_diff(std::span<char* const> args) {
   }
   return identical ? kExitOk : kExitDiffDiffer;
 }
+
+}  // namespace
+
+const Command kDiffCommand{
+    "diff",
+    "  diff A B [--atol X] [--json]  compare names, shapes, dtypes and values\n",
+    kDiffHelp,
+    kDiffOptions,
+    /*reads_urls=*/true,
+    /*operands=*/2,
+    "expected two files A and B",
+    kExitDiffTrouble,
+    run_diff};
 
 }  // namespace zt::cli

@@ -171,18 +171,10 @@ int print_table(const std::string& path, const OpenedFile& f) {
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kInfoOptions[] = {{"json", false}};
 
-int cmd_info(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("info", err);
-  if (a.has("help")) {
-    std::fputs(kInfoHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 1) return usage_error("info", "expected exactly one FILE");
+int run_info(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& path = a.positionals[0];
   if (auto c = describe_codec_file(path)) {  // .zstn, Z4DM: structure only
     if (!c->ok()) return status_error(c->status());
@@ -192,5 +184,18 @@ int cmd_info(std::span<char* const> args) {
   if (!f.ok()) return status_error(f.status());
   return a.has("json") ? print_json(path, f.value()) : print_table(path, f.value());
 }
+
+}  // namespace
+
+const Command kInfoCommand{
+    "info",
+    "  info FILE [--json]            show version, attributes and every object\n",
+    kInfoHelp,
+    kInfoOptions,
+    /*reads_urls=*/true,
+    /*operands=*/1,
+    "expected exactly one FILE",
+    kExitBadInput,
+    run_info};
 
 }  // namespace zt::cli

@@ -57,18 +57,10 @@ int list_codec_file(const Result<CodecFile>& c, bool json) {
   return kExitOk;
 }
 
-}  // namespace
+constexpr OptionSpec kLsOptions[] = {{"json", false}};
 
-int cmd_ls(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("ls", err);
-  if (a.has("help")) {
-    std::fputs(kLsHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 1) return usage_error("ls", "expected exactly one FILE");
+int run_ls(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   if (auto c = describe_codec_file(a.positionals[0])) return list_codec_file(*c, a.has("json"));
   auto f = open_any(a.positionals[0]);
   if (!f.ok()) return status_error(f.status());
@@ -96,5 +88,18 @@ int cmd_ls(std::span<char* const> args) {
     std::printf("%s\n", list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   return kExitOk;
 }
+
+}  // namespace
+
+const Command kLsCommand{
+    "ls",
+    "  ls FILE [--json]              list objects: name, shape, dtype, format\n",
+    kLsHelp,
+    kLsOptions,
+    /*reads_urls=*/true,
+    /*operands=*/1,
+    "expected exactly one FILE",
+    kExitBadInput,
+    run_ls};
 
 }  // namespace zt::cli

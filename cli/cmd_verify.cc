@@ -145,18 +145,10 @@ Status verify_path(const std::string& path, VerifyResult* r) {
   return verify_source(*f.source, &r->components, &r->digests, &r->unchecked);
 }
 
-}  // namespace
+constexpr OptionSpec kVerifyOptions[] = {{"json", false}};
 
-int cmd_verify(std::span<char* const> args) {
-  static constexpr OptionSpec kSpec[] = {{"json", false}, {"help", false}};
-  ParsedArgs a;
-  std::string err;
-  if (!parse_args(args, kSpec, &a, &err)) return usage_error("verify", err);
-  if (a.has("help")) {
-    std::fputs(kVerifyHelp, stdout);
-    return kExitOk;
-  }
-  if (a.positionals.size() != 1) return usage_error("verify", "expected exactly one FILE");
+int run_verify(const Invocation& inv) {
+  const ParsedArgs& a = inv.args;
   const std::string& path = a.positionals[0];
   VerifyResult r;
   Status s = verify_path(path, &r);
@@ -189,5 +181,18 @@ int cmd_verify(std::span<char* const> args) {
                             : "");
   return kExitOk;
 }
+
+}  // namespace
+
+const Command kVerifyCommand{
+    "verify",
+    "  verify FILE [--json]          check every digest and decode every component\n",
+    kVerifyHelp,
+    kVerifyOptions,
+    /*reads_urls=*/true,
+    /*operands=*/1,
+    "expected exactly one FILE",
+    kExitBadInput,
+    run_verify};
 
 }  // namespace zt::cli

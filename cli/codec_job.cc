@@ -10,6 +10,7 @@
 
 #include "ztensor/convert.h"
 #include "ztensor/files.h"
+#include "ztensor/remote.h"
 #include "progress.h"
 
 namespace zt::cli {
@@ -40,7 +41,11 @@ Status run_job(const std::string& label, const std::string& out, JobProgress& pr
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
   ProgressBar bar(label);
-  auto done = std::async(std::launch::async, work);
+  // The worker opens and reads URLs with this thread's remote options (the command's flags).
+  auto done = std::async(std::launch::async, [&work, remote = ScopedRemoteOptions::current()]() {
+    ScopedRemoteOptions scope(remote);
+    return work();
+  });
   while (done.wait_for(kProgressRedraw) != std::future_status::ready) {
     if (g_signal != 0) {
       bar.finish();

@@ -1,19 +1,19 @@
-// The `zt` subcommands. Each takes the arguments after its name and returns
-// the process exit code (see args.h).
+// The rows of the command table (command.h), one per `zt` command, each
+// defined in its cmd_*.cc beside its help and run function.
 #pragma once
 
-#include <span>
+#include "command.h"
 
 namespace zt::cli {
 
-int cmd_info(std::span<char* const> args);
-int cmd_convert(std::span<char* const> args);
-int cmd_verify(std::span<char* const> args);
-int cmd_ls(std::span<char* const> args);
-int cmd_diff(std::span<char* const> args);
+extern const Command kInfoCommand;
+extern const Command kLsCommand;
+extern const Command kConvertCommand;
+extern const Command kVerifyCommand;
+extern const Command kDiffCommand;
 // The z4ai codec commands.
-int cmd_compress(std::span<char* const> args);
-int cmd_decompress(std::span<char* const> args);
-int cmd_delta(std::span<char* const> args);
+extern const Command kCompressCommand;
+extern const Command kDecompressCommand;
+extern const Command kDeltaCommand;
 
 }  // namespace zt::cli

@@ -47,7 +47,7 @@ extern "C" void on_handoff_signal(int signo) { g_signal = signo; }
 
 // The request, in ztensor.convert's terms (python/ztensor/_convert.py).
 std::string request_json(const std::string& in, const std::string& out, const ConvertOptions& o,
-                         const std::string& scheduler) {
+                         const std::string& scheduler, const std::map<std::string, std::string>& storage_options) {
   static constexpr const char* kEfforts[] = {"fast", "balanced", "max"};
   json j = {{"scheduler", scheduler}, {"src", in}, {"dst", out}, {"compression", encoding_name(o.encoding)}};
   // The level the C++ converter got; kDefaultLevel ("the encoding's
@@ -59,6 +59,7 @@ std::string request_json(const std::string& in, const std::string& out, const Co
                                                    : json(nullptr);
   j["max_shard_size"] = o.max_shard_size ? json(o.max_shard_size) : json(nullptr);
   j["durable"] = o.durable;
+  j["storage_options"] = storage_options.empty() ? json(nullptr) : json(storage_options);
   return j.dump();
 }
 
@@ -111,10 +112,11 @@ void read_channel(int fd, pid_t child, const std::function<void(const std::strin
 }  // namespace
 
 Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::string& out,
-                                          const ConvertOptions& options, const std::string& scheduler) {
+                                          const ConvertOptions& options, const std::string& scheduler,
+                                          const std::map<std::string, std::string>& storage_options) {
   const char* env = std::getenv(kPythonEnv);
   const std::string python = env && *env ? env : kDefaultPython;
-  const std::string request = request_json(in, out, options, scheduler);
+  const std::string request = request_json(in, out, options, scheduler, storage_options);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     return Status(ErrorCode::io_error, std::string("--scheduler: cannot create a pipe: ") + std::strerror(errno));

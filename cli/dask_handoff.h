@@ -6,6 +6,7 @@
 // components the workers encoded.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "ztensor/convert.h"
@@ -32,7 +33,10 @@ struct DaskConvertResult {
 // signal. Errors: unsupported (no interpreter, or it cannot import ztensor
 // or Dask: the message names kDaskInstallHint), io_error (the scheduler
 // cannot be reached), and the conversion's own errors with their codes.
+// `storage_options` (remote option name -> text, remote_flags.h) reach
+// ztensor.convert's storage_options for a URL `in`.
 Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::string& out,
-                                          const ConvertOptions& options, const std::string& scheduler);
+                                          const ConvertOptions& options, const std::string& scheduler,
+                                          const std::map<std::string, std::string>& storage_options = {});
 
 }  // namespace zt::cli

@@ -1,11 +1,9 @@
 // zt: inspect, convert, compress and verify tensor files. Dispatches to subcommands.
 #include <cstdio>
-#include <exception>
-#include <new>
 #include <string_view>
 
 #include "args.h"
-#include "commands.h"
+#include "command.h"
 
 #ifndef ZT_VERSION
 #define ZT_VERSION "0.0.0"
@@ -18,16 +16,10 @@ constexpr const char* kHelp =
     "\n"
     "Usage: zt COMMAND [OPTIONS] ...\n"
     "\n"
-    "Commands:\n"
-    "  info FILE [--json]            show version, attributes and every object\n"
-    "  ls FILE [--json]              list objects: name, shape, dtype, format\n"
-    "  convert IN OUT [OPTIONS]      any -> .zt; .zt -> safetensors, .npz or .zt\n"
-    "  verify FILE [--json]          check every digest and decode every component\n"
-    "  diff A B [--atol X] [--json]  compare names, shapes, dtypes and values\n"
-    "  compress IN OUT [OPTIONS]     safetensors -> .zstn, any -> .zt (z4ai codec)\n"
-    "  decompress IN OUT [--json]    .zstn -> original safetensors, .zt -> raw .zt\n"
-    "  delta BASE TARGET OUT         store a fine-tune as a delta to its base (Z4DM)\n"
-    "  delta --apply BASE DELTA OUT  rebuild the fine-tune byte for byte\n"
+    "Commands:\n";
+
+// After the commands' lines.
+constexpr const char* kHelpTail =
     "\n"
     "Options:\n"
     "  -h, --help                    show help (also: zt COMMAND --help)\n"
@@ -47,7 +39,9 @@ constexpr const char* kHelp =
     "\n"
     "FILE may be .zt (v1.2, v1.1, v0.1), safetensors (or a sharded model's\n"
     "index.json), GGUF, .npy/.npz, a PyTorch zip checkpoint or .onnx; the\n"
-    "format is detected from the content (ONNX from its extension).\n"
+    "format is detected from the content, ONNX's from its first fields,\n"
+    "whatever the file is called (the name decides only for an index.json\n"
+    "and a zip holding neither .npy members nor a torch.save record).\n"
     "FILE may also be an http://, https:// or s3:// URL of .zt, safetensors\n"
     "(or an index), GGUF or .npy, read by range. The environment bounds and\n"
     "steers those reads (docs/remote.md): ZT_HTTP_CONNECT_TIMEOUT (10),\n"
@@ -65,39 +59,30 @@ constexpr const char* kHelp =
     "by SIGINT/SIGTERM (nothing is left at OUT). diff follows diff(1): 0 same,\n"
     "1 different, 2 trouble (a missing or unreadable file).\n";
 
+void print_help(std::FILE* to) {
+  std::fputs(kHelp, to);
+  for (const zt::cli::Command* c : zt::cli::commands()) std::fputs(c->listing, to);
+  std::fputs(kHelpTail, to);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace zt::cli;
   if (argc < 2) {
-    std::fputs(kHelp, stderr);
+    print_help(stderr);
     return kExitUsage;
   }
-  std::string_view cmd = argv[1];
-  std::span<char* const> rest(argv + 2, static_cast<size_t>(argc - 2));
-  try {
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-      std::fputs(kHelp, stdout);
-      return kExitOk;
-    }
-    if (cmd == "--version" || cmd == "-V") {
-      std::printf("zt %s (zTensor format 1.2.0)\n", ZT_VERSION);
-      return kExitOk;
-    }
-    if (cmd == "info") return cmd_info(rest);
-    if (cmd == "convert") return cmd_convert(rest);
-    if (cmd == "verify") return cmd_verify(rest);
-    if (cmd == "ls") return cmd_ls(rest);
-    if (cmd == "diff") return cmd_diff(rest);
-    if (cmd == "compress") return cmd_compress(rest);
-    if (cmd == "decompress") return cmd_decompress(rest);
-    if (cmd == "delta") return cmd_delta(rest);
-  } catch (const std::bad_alloc&) {  // the input asked for more than this machine holds
-    std::fputs("zt: error: limit_exceeded: out of memory\n", stderr);
-    return cmd == "diff" ? kExitDiffTrouble : kExitBadInput;
-  } catch (const std::exception& e) {  // a bug of ours: still a clean exit
-    std::fprintf(stderr, "zt: error: internal: %s\n", e.what());
-    return cmd == "diff" ? kExitDiffTrouble : kExitBadInput;
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_help(stdout);
+    return kExitOk;
   }
-  return usage_error("", "unknown command '" + std::string(cmd) + "'");
+  if (name == "--version" || name == "-V") {
+    std::printf("zt %s (zTensor format 1.2.0)\n", ZT_VERSION);
+    return kExitOk;
+  }
+  if (const Command* c = find_command(name))
+    return run_command(*c, std::span<char* const>(argv + 2, static_cast<size_t>(argc - 2)));
+  return usage_error("", "unknown command '" + std::string(name) + "'");
 }

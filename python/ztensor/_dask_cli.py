@@ -76,6 +76,7 @@ def _run(request: dict, send: Callable[..., None]) -> int:
             stats = convert(request["src"], request["dst"], compression=request["compression"],
                             level=request["level"], effort=request["effort"], checksum=request["checksum"],
                             max_shard_size=request["max_shard_size"], durable=request["durable"], client=client,
+                            storage_options=request.get("storage_options"),
                             progress=_pausing_once(lambda done, total: send(progress=[done, total])))
         except ZTensorError as e:  # nothing was published
             send(error={"code": e.code, "message": str(e)})

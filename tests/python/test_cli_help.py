@@ -90,3 +90,13 @@ def test_info_ls_diff_read_every_format_their_help_names(files, fmt):
              "safetensors": "safetensors", "zt": ".zt"}
     for cmd in ("info", "ls", "diff"):
         assert names[fmt] in help_text(cmd), f"zt {cmd} reads {fmt} but its help does not say so"
+
+
+def test_top_help_says_how_formats_are_detected(files, tmp_path):
+    # ONNX has no magic, yet zt recognises it by its first fields, whatever the file is called.
+    renamed = tmp_path / "weights.bin"
+    renamed.write_bytes(files["onnx"].read_bytes())
+    r = zt("ls", renamed, "--json")
+    assert r.returncode == 0 and '"x"' in r.stdout, r.stdout + r.stderr
+    text = " ".join(zt("--help").stdout.split())
+    assert "detected from the content" in text and "ONNX from its extension" not in text
