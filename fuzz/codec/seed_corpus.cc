@@ -60,6 +60,37 @@ static std::vector<uint8_t> with_rans14_stream(const std::vector<uint8_t>& frame
   return out;
 }
 
+// z4ai_uncapped_decode_fuzz: the Z4AI and ZARA seeds behind its control
+// byte (thread count, magic), and a frame of 16 chunks of 256 MiB, each one
+// stored stream of 0 bytes claiming the whole chunk, which its decoder must
+// refuse before it touches any output.
+static void write_uncapped_seeds(const fs::path& out) {
+  int k = 0;
+  for (const bool zara : {false, true}) {
+    for (const auto& seed : fs::directory_iterator(out / (zara ? "zara_decode_fuzz" : "z4ai_decode_fuzz"))) {
+      std::ifstream in(seed.path(), std::ios::binary);
+      std::vector<uint8_t> bytes{uint8_t((zara ? 0x80 : 0) | (k % 3))};  // control byte: magic, threads
+      bytes.insert(bytes.end(), std::istreambuf_iterator<char>(in), {});
+      write(out / "z4ai_uncapped_decode_fuzz", k++, bytes);
+    }
+  }
+  using z4ai::detail::store_u32;
+  constexpr uint32_t kChunks = 16, kChunkBytes = 256u << 20;
+  constexpr uint8_t kStoredChunkBody[] = {0, 0, 1, 0, 0, 0, 0, 0x10, 0, 0, 0, 0};  // transform none, one stored stream
+  std::vector<uint8_t> frame(1 + 32 + 4 * kChunks, 0);  // control byte, header, chunk table
+  frame[0] = 1;  // three threads
+  std::memcpy(&frame[1], "Z4AI", 4);
+  frame[5] = 2;  // version
+  z4ai::detail::store_u64(&frame[9], uint64_t(kChunks) * kChunkBytes);
+  store_u32(&frame[25], kChunkBytes);
+  store_u32(&frame[29], kChunks);
+  for (uint32_t i = 0; i < kChunks; ++i) {
+    store_u32(&frame[33 + 4 * i], sizeof(kStoredChunkBody));
+    frame.insert(frame.end(), std::begin(kStoredChunkBody), std::end(kStoredChunkBody));
+  }
+  write(out / "z4ai_uncapped_decode_fuzz", k, frame);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s <out_dir>\n", argv[0]);
@@ -164,6 +195,7 @@ int main(int argc, char** argv) {
   constexpr auto kAdaptive = z4ai::detail::Method::rans0_14_adaptive;
   write(out / "z4ai_decode_fuzz", k + 1,
         with_rans14_stream(with_rans14_stream(z4ai::compress(inputs[7], o).value(), 0, kAdaptive), 1, kAdaptive));
+  write_uncapped_seeds(out);
   std::printf("wrote %d seeds per target under %s\n", k, out.c_str());
   return 0;
 }

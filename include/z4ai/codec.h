@@ -106,9 +106,9 @@ inline constexpr uint64_t kNoOutputLimit = kMaxFrameOriginalBytes;
 zt::Status check_max_output(std::string_view what, uint64_t declared, uint64_t max_output);
 
 // Decodes a Z4AI or ZARA frame. corrupt_stream / length_mismatch /
-// limit_exceeded for malformed frames (the chunk table and the declared
-// length are checked against the stored bytes before the output is
-// allocated), limit_exceeded for a declared length over `max_output`,
+// limit_exceeded for malformed frames (the chunk table, every chunk's stream
+// table and the declared length are checked against the stored bytes before
+// the output is allocated), limit_exceeded for a declared length over `max_output`,
 // digest_mismatch when the decoded bytes do not hash to the stored XXH3-64.
 ZT_API zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> frame, unsigned threads = 0,
                                                    uint64_t max_output = kNoOutputLimit);
@@ -118,8 +118,9 @@ ZT_API zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> fram
 ZT_API zt::Status decompress_into(std::span<const uint8_t> frame, std::span<uint8_t> out, unsigned threads = 0);
 
 // Reads the header of any z4ai frame (Z4AI, ZARA, Z4AIMF01, delta) and
-// checks its chunk table against the bytes it holds, without decoding: a
-// caller may allocate original_length bytes once it succeeds. bad_magic if it
+// checks its chunk table (Z4AI, ZARA: and every chunk's stream table)
+// against the bytes it holds, without decoding: a caller may allocate
+// original_length bytes once it succeeds. bad_magic if it
 // is none of them.
 ZT_API zt::Result<FrameInfo> peek(std::span<const uint8_t> frame);
 

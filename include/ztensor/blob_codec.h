@@ -27,6 +27,13 @@ class BlobCodec {
   // Encode the component's little-endian bytes, handing output to `sink`.
   virtual Status encode(const ComponentSpec& spec, std::span<const uint8_t> data,
                         const std::function<Status(std::span<const uint8_t>)>& sink) const = 0;
+  // Called before the reader allocates the `decoded` bytes of output: an
+  // error when `stored` cannot produce them (the reader then allocates
+  // nothing). Reads headers and tables only; decode() still checks the rest.
+  virtual Status check(std::span<const uint8_t> stored, uint64_t decoded, const std::string& ctx) const {
+    (void)stored, (void)decoded, (void)ctx;
+    return Status::Ok();
+  }
 };
 
 // Thread-safe; a later registration for the same encoding replaces it.

@@ -232,7 +232,9 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
       ZT_ASSIGN_OR_RETURN(decoded, zstd_decoded_size(stored, cap, ctx));
     }
   }
-  if (!codec) ZT_RETURN_IF_ERROR(zstd_check_declared(stored, decoded, ctx));
+  // The stored bytes must be able to produce the decoded size before any of
+  // it is allocated.
+  ZT_RETURN_IF_ERROR(codec ? codec->check(stored, decoded, ctx) : zstd_check_declared(stored, decoded, ctx));
   ZT_ASSIGN_OR_RETURN(OwnedBytes out, allocate_output(decoded, ctx));
   if (codec) {
     ZT_RETURN_IF_ERROR(codec->decode(stored, out.span(), ctx));

@@ -32,6 +32,19 @@ import zt_craft as zc  # noqa: E402
 
 CASES: dict[str, dict] = {}
 FILES: dict[str, bytes] = {}
+# Bare codec frames (not .zt files): frames.json names the code z4ai.decompress must raise.
+FRAME_CASES: dict[str, dict] = {}
+FRAMES: dict[str, bytes] = {}
+
+
+def stored_chunks_claim_frame(n=16):
+    """A Z4AI v2 frame (docs/codec.md) of n chunks of 256 MiB, each the
+    smallest legal body: transform none, one stored stream whose raw length
+    is the whole chunk and whose payload is empty (288 bytes for 16)."""
+    chunk = 256 << 20
+    header = b"Z4AI" + bytes([2, 0, 0, 0]) + struct.pack("<QQII", n * chunk, 0, chunk, n)
+    body = bytes([0, 0, 1, 0]) + struct.pack("<II", chunk, 0)
+    return header + struct.pack("<I", len(body)) * n + body * n
 
 
 def case(name, data, code, stage="open", obj=None, role=None, why="", reads=None):
@@ -332,6 +345,21 @@ def build():
          "unsupported", stage="verify", obj="w", role="data")
     case("digest_not_text", v12(lambda m, _: comp_of(m).update(digest=5)), "wrong_type", obj="w", role="data")
 
+    # ---- z4ai components (docs/codec.md: the decoder checks each chunk's streams against its bytes)
+    frame = stored_chunks_claim_frame()
+    FRAMES["z4ai_16_stored_chunks_claim_4gib.z4"] = frame
+    FRAME_CASES["z4ai_16_stored_chunks_claim_4gib.z4"] = {
+        "code": "corrupt_stream",
+        "why": "16 chunks of 256 MiB, each a stored stream of 0 bytes claiming the whole chunk: refused from "
+               "the stream table, before any output page is touched"}
+
+    def z4ai_object(_):
+        c = _.component(frame, "u8", extra={"encoding": "z4ai", "uncompressed_length": 16 << 28})
+        return {"x": {"shape": [16 << 28], "format": "dense", "components": {"data": c}}}
+    case("z4ai_stored_chunks_claim_4gib", v12(extra_objects=z4ai_object), "corrupt_stream", stage="read",
+         obj="x", role="data", why="a 288-byte z4ai frame whose chunks claim 4 GiB: the stream table is checked "
+                                   "against the stored bytes before any output page is touched")
+
     # ---- v0.1 (ZTEN0001, CBOR array of maps)
     def v01(entries_mutate=None, raw_manifest=None):
         f = zc.V01File()
@@ -435,7 +463,12 @@ def main():
     with open(os.path.join(HERE, "expected.json"), "w") as fh:
         json.dump(dict(sorted(CASES.items())), fh, indent=1)
         fh.write("\n")
-
+    for name, data in FRAMES.items():
+        with open(os.path.join(HERE, name), "wb") as fh:
+            fh.write(data)
+    with open(os.path.join(HERE, "frames.json"), "w") as fh:
+        json.dump(dict(sorted(FRAME_CASES.items())), fh, indent=1)
+        fh.write("\n")
     print(f"{len(FILES)} files, {sum(map(len, FILES.values()))} bytes")
 
 

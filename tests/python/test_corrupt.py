@@ -17,6 +17,8 @@ ztensor = pytest.importorskip("ztensor")
 
 CORRUPT = Path(__file__).resolve().parents[1] / "corrupt"
 EXPECTED = json.loads((CORRUPT / "expected.json").read_text())
+# Bare codec frames, not .zt files: the code z4ai.decompress must raise.
+FRAMES = json.loads((CORRUPT / "frames.json").read_text())
 STAGES = ("open", "read", "verify")
 
 
@@ -137,3 +139,13 @@ def test_accepted_edge_case(fname):
         r.verify()
         got = bytes(r.read_component(e["object"], e["role"]))
         assert len(got) == e["nbytes"] and hashlib.sha256(got).hexdigest() == e["sha256"], fname
+
+
+@pytest.mark.parametrize("fname", sorted(FRAMES))
+def test_codec_frame_refused_with_its_code(fname):
+    z4ai = pytest.importorskip("z4ai")
+    frame = (CORRUPT / fname).read_bytes()
+    for threads in (1, 2):
+        with pytest.raises(z4ai.Z4aiError) as ei:
+            z4ai.decompress(frame, threads=threads)
+        assert ei.value.code == FRAMES[fname]["code"], f"{fname}: {ei.value}"

@@ -82,6 +82,18 @@ zt::Status decode_zstd(std::span<const uint8_t> in, std::span<uint8_t> out);
 // when those headers are malformed. Decodes nothing.
 zt::Status check_zstd_produces(std::span<const uint8_t> in, uint64_t declared);
 zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out);
+// One part of a blocked or segmented rANS stream (its method: stored, rANS
+// order 0 or order 1).
+struct SubStream {
+  uint8_t method = 0;
+  uint64_t raw_len = 0;
+  std::span<const uint8_t> payload;
+};
+// A part's method must be one of those three and its bytes able to produce
+// its raw length (check_stream_produces); `what` names the part in errors.
+zt::Status check_substream(const SubStream& part, const char* what);
+// Decodes the parts in order into `out`, which they tile.
+zt::Status decode_substreams(std::span<const SubStream> parts, std::span<uint8_t> out);
 zt::Status decode_arith(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_brotli(std::span<const uint8_t> in, std::span<uint8_t> out);
 zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out);
@@ -129,6 +141,27 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& policy, std
 // is noise (the usual mantissa) and otherwise gets encode_best's search.
 Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
                    std::vector<uint8_t>& out);
+
+// Before a stream of `raw_len` bytes is decoded or any output touched: its
+// bytes must be able to produce it (length_mismatch or corrupt_stream when
+// not). Stored: exactly raw_len bytes; zstd: frame and block headers that
+// can produce it; htscodecs rANS: the flags we write and the declared size;
+// blocked and segmented rANS: block tables that tile it, each block checked
+// the same way; 14-bit rANS (methods 9, 10): the declared size, and bytes
+// enough for that many symbols of its table; arithmetic (methods 5, 6, ZARA
+// only): as htscodecs rANS. Brotli (method 4, ZARA only, which no encoder
+// writes any more) declares no size before its payload: it passes, and
+// stream_checkable() says so. Decodes nothing.
+zt::Status check_stream_produces(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
+                                 uint64_t raw_len);
+// The parts of check_stream_produces per layout.
+zt::Status check_rans_declared(std::span<const uint8_t> in, uint64_t n);
+zt::Status check_arith_declared(std::span<const uint8_t> in, uint64_t n);
+// False for the methods check_stream_produces cannot hold to their raw
+// length from headers alone (brotli).
+inline bool stream_checkable(uint8_t method) { return method != uint8_t(Method::brotli); }
+zt::Status check_rans_blocks(std::span<const uint8_t> in, uint64_t n);
+zt::Status check_rans_segments(std::span<const uint8_t> in, uint64_t n);
 
 // Decodes a stream coded with `method` into exactly out.size() bytes.
 // `allow_context_coders` is false for Z4AI frames (methods 4..6 and 8 are ZARA only).

@@ -102,25 +102,38 @@ bool encode_rans_blocks(std::span<const uint8_t> in, int log2, std::vector<uint8
   return true;
 }
 
-zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out) {
+namespace {
+
+// The blocks of a blocked rANS stream of n bytes, each checked to produce
+// its size (stored: exactly; rANS: declared) before anything is decoded.
+zt::Result<std::vector<SubStream>> parse_blocks(std::span<const uint8_t> in, uint64_t n) {
   ByteReader r(in);
   uint8_t lg = 0;
   if (!r.u8(lg) || lg < kMinBlockLog2 || lg > kMaxBlockLog2)
-    return {zt::ErrorCode::corrupt_stream, "z4ai: blocked rANS stream has a bad block size"};
-  const size_t block = size_t{1} << lg;
-  for (size_t off = 0; off < out.size(); off += block) {
-    std::span<uint8_t> dst = out.subspan(off, std::min(block, out.size() - off));
-    uint8_t m = 0;
+    return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: blocked rANS stream has a bad block size");
+  const uint64_t block = uint64_t{1} << lg;
+  std::vector<SubStream> blocks;
+  for (uint64_t off = 0; off < n; off += block) {
+    SubStream b;
     uint32_t len = 0;
-    std::span<const uint8_t> payload;
-    if (!r.u8(m) || !r.u32(len) || !r.bytes(len, payload))
-      return {zt::ErrorCode::corrupt_stream, "z4ai: blocked rANS stream is truncated"};
-    if (m != uint8_t(Method::stored) && m != uint8_t(Method::rans0) && m != uint8_t(Method::rans1))
-      return {zt::ErrorCode::corrupt_stream, "z4ai: blocked rANS block has method " + std::to_string(m)};
-    ZT_RETURN_IF_ERROR(decode_stream(m, false, payload, dst));
+    b.raw_len = std::min(block, n - off);
+    if (!r.u8(b.method) || !r.u32(len) || !r.bytes(len, b.payload))
+      return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: blocked rANS stream is truncated");
+    ZT_RETURN_IF_ERROR(check_substream(b, "blocked rANS block"));
+    blocks.push_back(b);
   }
-  if (r.remaining() != 0) return {zt::ErrorCode::corrupt_stream, "z4ai: trailing bytes after the last rANS block"};
-  return {};
+  if (r.remaining() != 0)
+    return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: trailing bytes after the last rANS block");
+  return blocks;
+}
+
+}  // namespace
+
+zt::Status check_rans_blocks(std::span<const uint8_t> in, uint64_t n) { return parse_blocks(in, n).status(); }
+
+zt::Status decode_rans_blocks(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  ZT_ASSIGN_OR_RETURN(std::vector<SubStream> blocks, parse_blocks(in, out.size()));
+  return decode_substreams(blocks, out);
 }
 
 }  // namespace z4ai::detail

@@ -3,6 +3,7 @@
 extern "C" {
 #include <htscodecs/arith_dynamic.h>
 #include <htscodecs/rANS_static4x16.h>
+#include <htscodecs/varint.h>
 }
 
 #include <cstdlib>
@@ -163,6 +164,40 @@ bool encode_arith(std::span<const uint8_t> in, int order, std::vector<uint8_t>& 
   }
   out.resize(base + out_size);
   return true;
+}
+
+namespace {
+
+// The decoded size after the flags byte of a rANS 4x16 or arith_dynamic
+// stream (NOSZ, which would omit it, is refused by check_flags) must be n; a
+// CAT stream then holds the bytes themselves.
+zt::Status check_declared_size(std::span<const uint8_t> in, uint64_t n, const char* coder) {
+  uint32_t declared = 0;
+  uint8_t* begin = in_ptr(in) + 1;
+  const size_t size_len = size_t(var_get_u32(begin, in_ptr(in) + in.size(), &declared));
+  if (size_len == 0 || size_len > kMaxSizeVarintBytes)
+    return {zt::ErrorCode::corrupt_stream, std::string("z4ai: ") + coder + " stream header is truncated"};
+  const std::string what = std::string("z4ai: ") + coder;
+  if (declared != n)
+    return {zt::ErrorCode::length_mismatch,
+            what + " stream declares " + std::to_string(declared) + " bytes, its stream table " + std::to_string(n)};
+  if ((in[0] & RANS_ORDER_CAT) != 0 && in.size() != 1 + size_len + n)
+    return {zt::ErrorCode::length_mismatch,
+            what + " stream of " + std::to_string(in.size()) + " uncoded bytes cannot hold " + std::to_string(n)};
+  return {};
+}
+
+}  // namespace
+
+zt::Status check_rans_declared(std::span<const uint8_t> in, uint64_t n) {
+  ZT_RETURN_IF_ERROR(check_flags(in, kRansFlagsWeWrite, "rANS"));
+  ZT_RETURN_IF_ERROR(check_order1_table(in));
+  return check_declared_size(in, n, "rANS");
+}
+
+zt::Status check_arith_declared(std::span<const uint8_t> in, uint64_t n) {
+  ZT_RETURN_IF_ERROR(check_flags(in, kArithFlagsWeWrite, "arithmetic"));
+  return check_declared_size(in, n, "arithmetic");
 }
 
 zt::Status decode_rans(std::span<const uint8_t> in, std::span<uint8_t> out) {

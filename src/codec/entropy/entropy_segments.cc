@@ -133,27 +133,39 @@ bool encode_rans_segments(std::span<const uint8_t> in, std::vector<uint8_t>& out
   return true;
 }
 
-zt::Status decode_rans_segments(std::span<const uint8_t> in, std::span<uint8_t> out) {
+namespace {
+
+// The segments of a segmented rANS stream of n bytes, each checked to
+// produce its size before anything is decoded.
+zt::Result<std::vector<SubStream>> parse_segments(std::span<const uint8_t> in, uint64_t n) {
   ByteReader r(in);
-  size_t off = 0;
-  while (off < out.size()) {
+  std::vector<SubStream> segments;
+  for (uint64_t off = 0; off < n;) {
+    SubStream s;
     uint32_t raw = 0, len = 0;
-    uint8_t m = 0;
-    std::span<const uint8_t> payload;
-    if (!r.u32(raw) || !r.u8(m) || !r.u32(len) || !r.bytes(len, payload))
-      return {zt::ErrorCode::corrupt_stream, "z4ai: segmented rANS stream is truncated"};
-    if (raw == 0 || raw > out.size() - off)
-      return {zt::ErrorCode::corrupt_stream, "z4ai: segmented rANS segment of " + std::to_string(raw) +
-                                                 " bytes does not fit the " + std::to_string(out.size() - off) +
-                                                 " bytes left (segments must be non-empty and tile the stream)"};
-    if (m != uint8_t(Method::stored) && m != uint8_t(Method::rans0) && m != uint8_t(Method::rans1))
-      return {zt::ErrorCode::corrupt_stream, "z4ai: segmented rANS segment has method " + std::to_string(m)};
-    ZT_RETURN_IF_ERROR(decode_stream(m, false, payload, out.subspan(off, raw)));
+    if (!r.u32(raw) || !r.u8(s.method) || !r.u32(len) || !r.bytes(len, s.payload))
+      return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: segmented rANS stream is truncated");
+    if (raw == 0 || raw > n - off)
+      return zt::Status(zt::ErrorCode::corrupt_stream,
+                        "z4ai: segmented rANS segment of " + std::to_string(raw) + " bytes does not fit the " +
+                            std::to_string(n - off) + " bytes left (segments must be non-empty and tile the stream)");
+    s.raw_len = raw;
+    ZT_RETURN_IF_ERROR(check_substream(s, "segmented rANS segment"));
+    segments.push_back(s);
     off += raw;
   }
   if (r.remaining() != 0)
-    return {zt::ErrorCode::corrupt_stream, "z4ai: trailing bytes after the last rANS segment"};
-  return {};
+    return zt::Status(zt::ErrorCode::corrupt_stream, "z4ai: trailing bytes after the last rANS segment");
+  return segments;
+}
+
+}  // namespace
+
+zt::Status check_rans_segments(std::span<const uint8_t> in, uint64_t n) { return parse_segments(in, n).status(); }
+
+zt::Status decode_rans_segments(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  ZT_ASSIGN_OR_RETURN(std::vector<SubStream> segments, parse_segments(in, out.size()));
+  return decode_substreams(segments, out);
 }
 
 }  // namespace z4ai::detail

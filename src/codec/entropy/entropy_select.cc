@@ -415,6 +415,51 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& p, std::vec
   return best.method;
 }
 
+zt::Status check_stream_produces(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
+                                 uint64_t raw_len) {
+  switch (static_cast<Method>(method)) {
+    case Method::stored:
+      if (in.size() != raw_len)
+        return {zt::ErrorCode::length_mismatch, "z4ai: stored stream has " + std::to_string(in.size()) +
+                                                    " bytes, expected " + std::to_string(raw_len)};
+      return {};
+    case Method::zstd: return check_zstd_produces(in, raw_len);
+    case Method::rans0:
+    case Method::rans1: return check_rans_declared(in, raw_len);
+    case Method::rans_blocks: return check_rans_blocks(in, raw_len);
+    case Method::rans0_14: return check_legacy_rans_declared(0, in, raw_len);
+    case Method::rans0_14_adaptive: return check_legacy_rans_declared(1, in, raw_len);
+    case Method::rans_segments:
+      if (allow_context_coders) return check_rans_segments(in, raw_len);
+      break;
+    case Method::arith0:
+    case Method::arith1:
+      if (allow_context_coders) return check_arith_declared(in, raw_len);
+      break;
+    case Method::brotli:
+      if (allow_context_coders) return {};
+      break;
+  }
+  return {zt::ErrorCode::corrupt_stream,
+          "z4ai: stream method " + std::to_string(method) + " is not valid in this frame type"};
+}
+
+zt::Status check_substream(const SubStream& part, const char* what) {
+  if (part.method != uint8_t(Method::stored) && part.method != uint8_t(Method::rans0) &&
+      part.method != uint8_t(Method::rans1))
+    return {zt::ErrorCode::corrupt_stream, std::string("z4ai: ") + what + " has method " + std::to_string(part.method)};
+  return check_stream_produces(part.method, false, part.payload, part.raw_len);
+}
+
+zt::Status decode_substreams(std::span<const SubStream> parts, std::span<uint8_t> out) {
+  size_t off = 0;
+  for (const SubStream& p : parts) {
+    ZT_RETURN_IF_ERROR(decode_stream(p.method, false, p.payload, out.subspan(off, size_t(p.raw_len))));
+    off += size_t(p.raw_len);
+  }
+  return {};
+}
+
 zt::Status decode_stream(uint8_t method, bool allow_context_coders, std::span<const uint8_t> in,
                          std::span<uint8_t> out) {
   switch (static_cast<Method>(method)) {

@@ -205,6 +205,10 @@ zt::Status check_legacy_rans_declared(uint8_t kind, std::span<const uint8_t> in,
   ByteReader r(in);
   uint64_t head = 0;
   if (!r.u64(head)) return corrupt("shorter than its 8-byte header");
+  // The head declares the symbol count (below its flag bits), as decoding checks.
+  const uint64_t flags = kind == 1 ? kAdaptiveFlag : kChunkedFlag;
+  if (kind == 1 && head != 0 && !(head & kAdaptiveFlag)) return corrupt("adaptive stream lacks its flag bit");
+  ZT_RETURN_IF_ERROR(check_length(head & ~flags, size_t(std::min<uint64_t>(n, SIZE_MAX))));
   if (kind == 1) {  // adaptive: k = ceil(n / 64 KiB) slices, each 4 + 16 bytes at least
     uint32_t k = 0;
     if (head == 0 || !r.u32(k)) return {};

@@ -52,9 +52,18 @@ std::vector<uint8_t> rank_transforms(std::span<const uint8_t> data, DType dtype,
 // `data` is one chunk: whole elements followed by at most width-1 tail bytes.
 std::vector<uint8_t> encode_chunk(std::span<const uint8_t> data, DType dtype, const ChunkEncodeOptions& options);
 
-// Decodes one chunk body into exactly out.size() bytes; its coded streams on
-// up to `stream_threads` threads (a frame of one chunk leaves cores idle).
+// Checks one chunk body against its bytes before anything is decoded or any
+// of its `out_bytes` of output touched: header and stream table, every raw
+// length its transform fixes, and each stream able to produce its raw length
+// (check_stream_produces). corrupt_stream / length_mismatch otherwise.
+zt::Status check_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders, size_t out_bytes);
+
+// Decodes one chunk body into exactly out.size() bytes, after check_chunk's
+// checks; its coded streams on up to `stream_threads` threads (a frame of
+// one chunk leaves cores idle). `prefault`: fault the output's pages in by
+// one call once the checks pass (page_advice.h), unless a stream the checks
+// cannot hold to its length (brotli) would have to fill them.
 zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders,
-                        std::span<uint8_t> out, unsigned stream_threads = 1);
+                        std::span<uint8_t> out, unsigned stream_threads = 1, bool prefault = false);
 
 }  // namespace z4ai::detail

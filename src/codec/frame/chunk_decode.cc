@@ -1,6 +1,9 @@
 // Chunk decoding (chunk_codec.h): the body's header and stream table are
-// parsed and checked against its bytes, then the streams are decoded (stored
-// ones read in place) and the transform inverted into the output.
+// parsed and checked against its bytes (check_chunk: every raw length the
+// transform fixes, and every stream able to produce its raw length) before
+// any output is touched, then the streams are decoded (stored ones read in
+// place) and the transform inverted into the output.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -11,6 +14,7 @@
 #include "codec/transform/palette.h"
 #include "codec/transform/scale_grid.h"
 #include "codec/transform/sparse_path.h"
+#include "ztensor/page_advice.h"
 
 namespace z4ai::detail {
 namespace {
@@ -69,6 +73,87 @@ zt::Status parse_chunk(std::span<const uint8_t> body, DType dtype, size_t out_by
   return {};
 }
 
+zt::Status length_error(const std::string& what) { return {zt::ErrorCode::length_mismatch, "z4ai chunk: " + what}; }
+
+// The raw lengths of the stream-per-plane transforms (none, byte planes,
+// field and sign splits) for n elements; sparse: for the elements its
+// streams claim to hold, which must be at most n (the bitmap, decoded
+// later, must then count exactly that many).
+zt::Status check_planar_lengths(const ChunkLayout& c, DType dtype, size_t n) {
+  size_t first = 0, n_coded = n;
+  if (c.sparse) {
+    if (c.refs[0].raw_len != bitmap_bytes(n)) return length_error("bitmap length");
+    first = 1;
+    // The elements the sparse streams hold: the exponent stream's length for
+    // the sign split (its stream 0 packs bits), the first stream's otherwise.
+    const size_t at = c.transform == Transform::sign_split ? 2 : 1;
+    const uint64_t raw = c.refs[at].raw_len;
+    n_coded = size_t(c.transform == Transform::none ? raw / dtype_width(dtype) : raw);
+    if (n_coded > n) return length_error("sparse streams hold more elements than the chunk");
+  }
+  for (size_t i = first; i < c.refs.size(); ++i) {
+    const size_t want = stream_length_at(c.transform, dtype, n_coded, uint32_t(i - first));
+    if (c.refs[i].raw_len != want)
+      return length_error("stream " + std::to_string(i) + " raw length " + std::to_string(c.refs[i].raw_len) +
+                          ", expected " + std::to_string(want));
+  }
+  return {};
+}
+
+// The scale grid's raw lengths within what any header allows: G >= 2^5 and
+// at most n exceptions (grid_check_lengths holds them to the header itself
+// once it is decoded; a stored header is read here already).
+zt::Status check_grid_lengths(const ChunkLayout& c, DType dtype, size_t n) {
+  const uint32_t w = dtype_width(dtype);
+  if (c.refs[0].raw_len != kGridHeaderBytes)
+    return length_error("scale grid header stream raw length " + std::to_string(c.refs[0].raw_len) + ", expected " +
+                        std::to_string(kGridHeaderBytes));
+  uint32_t raw_lens[kGridStreams];
+  for (size_t i = 0; i < kGridStreams; ++i) raw_lens[i] = c.refs[i].raw_len;
+  if (c.refs[0].method == uint8_t(Method::stored) && c.refs[0].payload.size() == kGridHeaderBytes)
+    return grid_check_lengths(c.refs[0].payload.data(), raw_lens, n, dtype);
+  const uint64_t max_scales = uint64_t(kGridPositionBytes) * ((n + (size_t{1} << kGridMinLog2) - 1) >> kGridMinLog2);
+  if (raw_lens[1] > max_scales || raw_lens[2] != n || raw_lens[3] > uint64_t(kGridPositionBytes) * n ||
+      raw_lens[3] % kGridPositionBytes != 0 || uint64_t(raw_lens[4]) != uint64_t(raw_lens[3]) / kGridPositionBytes * w)
+    return length_error("scale grid stream lengths do not fit " + std::to_string(n) + " elements");
+  return {};
+}
+
+// Every raw length the transform fixes for a chunk of `out_bytes`, then each
+// stream's bytes able to produce its raw length: before anything is decoded
+// or any output page touched, so a chunk may cost only what its bytes justify.
+zt::Status check_layout(const ChunkLayout& c, DType dtype, bool allow_context_coders, size_t out_bytes) {
+  const uint32_t w = dtype_width(dtype);
+  const size_t n = out_bytes / w;
+  switch (c.transform) {
+    case Transform::palette: {
+      const size_t entries = c.refs[0].raw_len / w;
+      if (c.refs[0].raw_len % w != 0 || entries == 0 || entries > kMaxPaletteEntries)
+        return corrupt("palette holds " + std::to_string(c.refs[0].raw_len) + " bytes, not 1..256 elements");
+      if (c.refs[1].raw_len != n) return length_error("palette index stream length differs from element count");
+      break;
+    }
+    case Transform::scale_grid: ZT_RETURN_IF_ERROR(check_grid_lengths(c, dtype, n)); break;
+    case Transform::paired_field_split: {
+      std::vector<uint32_t> raw_lens(c.refs.size());
+      for (size_t i = 0; i < raw_lens.size(); ++i) raw_lens[i] = c.refs[i].raw_len;
+      ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
+      break;
+    }
+    default: ZT_RETURN_IF_ERROR(check_planar_lengths(c, dtype, n));
+  }
+  for (size_t i = 0; i < c.refs.size(); ++i) {
+    const StreamRef& s = c.refs[i];
+    if (s.method == uint8_t(Method::stored)) {
+      if (s.payload.size() != s.raw_len) return corrupt("stored stream length differs from its raw length");
+      continue;
+    }
+    zt::Status st = check_stream_produces(s.method, allow_context_coders, s.payload, s.raw_len);
+    if (!st.ok()) return {st.code(), "z4ai chunk: stream " + std::to_string(i) + ": " + st.message()};
+  }
+  return {};
+}
+
 // Decodes a stream, or points straight at the frame bytes when it is stored.
 zt::Status materialize(const StreamRef& s, bool allow_context_coders, std::vector<uint8_t>& scratch,
                        const uint8_t*& data) {
@@ -114,11 +199,7 @@ struct Streams {
 zt::Status decode_palette(Streams& s, DType dtype, std::span<uint8_t> out) {
   const uint32_t w = dtype_width(dtype);
   const size_t n = out.size() / w;
-  const size_t entries = s.c.refs[0].raw_len / w;
-  if (s.c.refs[0].raw_len % w != 0 || entries == 0 || entries > kMaxPaletteEntries)
-    return corrupt("palette holds " + std::to_string(s.c.refs[0].raw_len) + " bytes, not 1..256 elements");
-  if (s.c.refs[1].raw_len != n)
-    return {zt::ErrorCode::length_mismatch, "z4ai chunk: palette index stream length differs from element count"};
+  const size_t entries = s.c.refs[0].raw_len / w;  // check_layout: 1..256 whole elements
   ZT_RETURN_IF_ERROR(s.get(0));
   ZT_RETURN_IF_ERROR(s.get(1));
   if (!palette_decode(s.ptrs[0], entries, s.ptrs[1], n, w, out.data())) return corrupt("palette index out of range");
@@ -128,10 +209,6 @@ zt::Status decode_palette(Streams& s, DType dtype, std::span<uint8_t> out) {
 zt::Status decode_grid(Streams& s, DType dtype, std::span<uint8_t> out) {
   const size_t n = out.size() / dtype_width(dtype);
   // The header stream first: the other lengths follow from it and n.
-  if (s.c.refs[0].raw_len != kGridHeaderBytes)
-    return {zt::ErrorCode::length_mismatch, "z4ai chunk: scale grid header stream raw length " +
-                                                std::to_string(s.c.refs[0].raw_len) + ", expected " +
-                                                std::to_string(kGridHeaderBytes)};
   ZT_RETURN_IF_ERROR(s.get(0));
   uint32_t raw_lens[kGridStreams];
   for (size_t i = 0; i < kGridStreams; ++i) raw_lens[i] = s.c.refs[i].raw_len;
@@ -142,11 +219,8 @@ zt::Status decode_grid(Streams& s, DType dtype, std::span<uint8_t> out) {
 
 zt::Status decode_paired(Streams& s, DType dtype, std::span<uint8_t> out, unsigned threads) {
   const size_t n = out.size() / dtype_width(dtype);
-  std::vector<uint32_t> raw_lens(s.c.refs.size());
-  for (size_t i = 0; i < raw_lens.size(); ++i) raw_lens[i] = s.c.refs[i].raw_len;
-  ZT_RETURN_IF_ERROR(check_paired_lengths(dtype, raw_lens.data(), n));
-  ZT_RETURN_IF_ERROR(s.get_all(0, threads));
-  return paired_merge(dtype, s.ptrs.data(), raw_lens[0], n, out.data());
+  ZT_RETURN_IF_ERROR(s.get_all(0, threads));  // check_layout: check_paired_lengths
+  return paired_merge(dtype, s.ptrs.data(), s.c.refs[0].raw_len, n, out.data());
 }
 
 // The stream-per-plane transforms (none, byte planes, field and sign
@@ -159,18 +233,17 @@ zt::Status decode_planar(Streams& s, DType dtype, std::span<uint8_t> out, unsign
   const uint8_t* bitmap = nullptr;
   size_t first = 0;
   if (c.sparse) {
-    if (c.refs[0].raw_len != bitmap_bytes(n)) return {zt::ErrorCode::length_mismatch, "z4ai chunk: bitmap length"};
     ZT_RETURN_IF_ERROR(s.get(0));
     bitmap = s.ptrs[0];
     if (!bitmap_popcount(bitmap, n, n_coded)) return corrupt("bitmap has bits past the last element");
     first = 1;
-  }
-  for (size_t i = first; i < c.refs.size(); ++i) {
-    const size_t want = stream_length_at(c.transform, dtype, n_coded, uint32_t(i - first));
-    if (c.refs[i].raw_len != want)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream " + std::to_string(i) + " raw length " +
-                                                  std::to_string(c.refs[i].raw_len) + ", expected " +
-                                                  std::to_string(want)};
+    // check_layout held the streams to one element count; the bitmap must count it.
+    for (size_t i = first; i < c.refs.size(); ++i) {
+      const size_t want = stream_length_at(c.transform, dtype, n_coded, uint32_t(i - first));
+      if (c.refs[i].raw_len != want)
+        return length_error("stream " + std::to_string(i) + " raw length " + std::to_string(c.refs[i].raw_len) +
+                            ", expected " + std::to_string(want));
+    }
   }
   ZT_RETURN_IF_ERROR(s.get_all(first, threads));
   if (!c.sparse) {
@@ -189,11 +262,8 @@ zt::Status decode_elements(const ChunkLayout& c, DType dtype, bool allow_context
   const size_t whole = out.size() / dtype_width(dtype) * dtype_width(dtype);
   if (c.transform == Transform::none && !c.sparse && c.refs[0].method != uint8_t(Method::stored)) {
     // One coded stream that is the chunk's bytes (zstd chunks, fp8 lean):
-    // decoded straight into the output, no scratch buffer and copy.
-    if (c.refs[0].raw_len != whole)
-      return {zt::ErrorCode::length_mismatch, "z4ai chunk: stream 0 raw length " +
-                                                  std::to_string(c.refs[0].raw_len) + ", expected " +
-                                                  std::to_string(whole)};
+    // decoded straight into the output, no scratch buffer and copy
+    // (check_layout: its raw length is the chunk's whole elements).
     return decode_stream(c.refs[0].method, allow_context_coders, c.refs[0].payload, out.first(whole));
   }
   thread_local std::vector<std::vector<uint8_t>> scratch;
@@ -208,10 +278,19 @@ zt::Status decode_elements(const ChunkLayout& c, DType dtype, bool allow_context
 
 }  // namespace
 
+zt::Status check_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders, size_t out_bytes) {
+  ChunkLayout c;
+  ZT_RETURN_IF_ERROR(parse_chunk(body, dtype, out_bytes, c));
+  return check_layout(c, dtype, allow_context_coders, out_bytes);
+}
+
 zt::Status decode_chunk(std::span<const uint8_t> body, DType dtype, bool allow_context_coders, std::span<uint8_t> out,
-                        unsigned stream_threads) {
+                        unsigned stream_threads, bool prefault) {
   ChunkLayout c;
   ZT_RETURN_IF_ERROR(parse_chunk(body, dtype, out.size(), c));
+  ZT_RETURN_IF_ERROR(check_layout(c, dtype, allow_context_coders, out.size()));
+  const auto checkable = [](const StreamRef& s) { return stream_checkable(s.method); };
+  if (prefault && std::all_of(c.refs.begin(), c.refs.end(), checkable)) zt::prefault_pages(out.data(), out.size());
   ZT_RETURN_IF_ERROR(decode_elements(c, dtype, allow_context_coders, out, stream_threads));
   if (!c.tail.empty()) std::memcpy(out.data() + (out.size() - c.tail.size()), c.tail.data(), c.tail.size());
   return {};

@@ -61,9 +61,10 @@ void write_frame_header(const FrameHeader& h, uint8_t* out);
 zt::Result<FrameHeader> read_frame_header(std::span<const uint8_t> frame);
 // "Frames declare, the decoder checks", before any output is allocated: in
 // mode 0 every chunk's coded length fits in the bytes left, each is at least
-// kMinChunkBodyBytes and together they end exactly at the frame's end; in
+// kMinChunkBodyBytes and together they end exactly at the frame's end, and
+// every chunk passes check_chunk (its stream table against its bytes); in
 // mode 1 the zstd frame's own headers must be able to produce the declared
-// length. What is left (a chunk's coded content) is found chunk by chunk.
+// length. What is left (the coded content itself) is found chunk by chunk.
 zt::Status check_frame_body(std::span<const uint8_t> frame, const FrameHeader& h);
 // The mode 0 part of it for a reader holding only the chunk length table:
 // the lengths must tile `body_bytes` (the frame after header and table).

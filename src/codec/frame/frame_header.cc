@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "codec/common/byte_io.h"
+#include "codec/frame/chunk_codec.h"
 #include "codec/entropy/entropy.h"
 #include "codec/frame/frame_format.h"
 
@@ -94,8 +96,20 @@ zt::Status check_frame_body(std::span<const uint8_t> f, const FrameHeader& h) {
     return {};
   }
   const uint64_t table_bytes = 4 * uint64_t(h.n_chunks);  // read_frame_header bounds the table
-  return check_chunk_table(f.subspan(kFrameHeaderBytes, size_t(table_bytes)),
-                           f.size() - kFrameHeaderBytes - table_bytes);
+  const std::span<const uint8_t> table = f.subspan(kFrameHeaderBytes, size_t(table_bytes));
+  ZT_RETURN_IF_ERROR(check_chunk_table(table, f.size() - kFrameHeaderBytes - table_bytes));
+  // Each chunk's stream table against its bytes, before the caller allocates
+  // or touches any output: a chunk costs only what its stored bytes justify.
+  size_t at = kFrameHeaderBytes + size_t(table_bytes);
+  for (size_t i = 0; i < h.n_chunks; ++i) {
+    const size_t len = load_u32(table.data() + 4 * i);
+    const uint64_t begin = uint64_t(i) * h.chunk_bytes;
+    const size_t out_bytes = size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - begin));
+    zt::Status s = check_chunk(f.subspan(at, len), h.dtype, h.zara, out_bytes);
+    if (!s.ok()) return {s.code(), "chunk " + std::to_string(i) + ": " + s.message()};
+    at += len;
+  }
+  return {};
 }
 
 }  // namespace z4ai::detail

@@ -95,16 +95,16 @@ zt::Status decode_frame(std::span<const uint8_t> frame, const FrameHeader& h, st
       return out.subspan(size_t(off), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - off)));
     };
     // A large output is usually fresh memory: each chunk's pages are faulted
-    // in by the thread that decodes it, in one call (page_advice.h).
+    // in by the thread that decodes it, in one call, once its streams are
+    // known able to fill them (decode_chunk).
     const bool prefault = out.size() >= zt::kPrefaultMinBytes;
     const unsigned workers = workers_for(h.original_length, threads);
     // A frame of one chunk (repeat and long-stream frames) decodes its
     // streams on the workers instead: the same bytes, any thread count.
     const unsigned stream_threads = n == 1 ? workers : 1;
     auto decode_one = [&](size_t i) {
-      if (prefault) zt::prefault_pages(chunk_of(i).data(), chunk_of(i).size());
       zt::Status s = decode_chunk(frame.subspan(offsets[i], offsets[i + 1] - offsets[i]), h.dtype, h.zara,
-                                          chunk_of(i), stream_threads);
+                                  chunk_of(i), stream_threads, prefault);
       if (!s.ok()) return zt::Status(s.code(), "chunk " + std::to_string(i) + ": " + s.message());
       return zt::Status();
     };

@@ -182,14 +182,22 @@ zt::Status stream_frame(const PreadFile& f, const IndexEntry& frame_entry, uint6
   std::vector<uint64_t> offset(n + 1, at + kFrameHeaderBytes + table_bytes);
   for (size_t i = 0; i < n; ++i) offset[i + 1] = offset[i] + detail::load_u32(table.data() + 4 * i);
   const size_t group = size_t(std::clamp<uint64_t>(kWindowBytes / h.chunk_bytes, 1, workers));
-  std::vector<uint8_t> out(std::min<uint64_t>(group * uint64_t(h.chunk_bytes), h.original_length));
+  // Left uninitialised: decode_chunk checks each chunk's streams against its
+  // bytes before it writes (and so faults in) any of its output.
+  const size_t out_bytes = size_t(std::min<uint64_t>(group * uint64_t(h.chunk_bytes), h.original_length));
+  std::unique_ptr<uint8_t[]> out;
+  try {
+    out.reset(new uint8_t[out_bytes]);
+  } catch (const std::bad_alloc&) {
+    return {zt::ErrorCode::limit_exceeded, "cannot allocate " + std::to_string(out_bytes) + " bytes for its chunks"};
+  }
   detail::Xxh3Stream hash;
   for (size_t first = 0; first < n; first += group) {
     const size_t count = std::min(group, n - first);
     auto chunk_out = [&](size_t k) {
       const uint64_t begin = uint64_t(first + k) * h.chunk_bytes;
-      return std::span<uint8_t>(out).subspan(size_t(k * h.chunk_bytes),
-                                             size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - begin)));
+      return std::span<uint8_t>(out.get(), out_bytes)
+          .subspan(size_t(k * h.chunk_bytes), size_t(std::min<uint64_t>(h.chunk_bytes, h.original_length - begin)));
     };
     std::vector<zt::Status> status(count);
     detail::parallel_for(count, workers, [&](size_t k) {

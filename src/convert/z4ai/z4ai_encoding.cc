@@ -39,15 +39,22 @@ const char* codec_dtype(DType dtype, LogicalType type) {
 
 class Z4aiBlobCodec final : public BlobCodec {
  public:
-  Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const override {
+  // peek checks the frame's header, chunk table and every chunk's stream
+  // table against its bytes.
+  Status check(std::span<const uint8_t> stored, uint64_t decoded, const std::string& ctx) const override {
     auto info = z4ai::peek(stored);
     if (!info.ok()) return Status(ErrorCode::corrupt_stream, ctx + ": not a z4ai frame: " + info.status().message());
     if (info->kind != z4ai::FrameKind::z4ai && info->kind != z4ai::FrameKind::zara)
       return Status(ErrorCode::corrupt_stream, ctx + ": z4ai component holds a frame kind other than Z4AI/ZARA");
-    if (info->original_length != out.size())
+    if (info->original_length != decoded)
       return Status(ErrorCode::length_mismatch, ctx + ": z4ai frame decodes to " +
                                                     std::to_string(info->original_length) +
-                                                    " bytes, uncompressed_length says " + std::to_string(out.size()));
+                                                    " bytes, uncompressed_length says " + std::to_string(decoded));
+    return Status::Ok();
+  }
+
+  Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const override {
+    ZT_RETURN_IF_ERROR(check(stored, out.size(), ctx));
     Status s = z4ai::decompress_into(stored, out, 0);
     if (!s.ok()) return Status(s.code(), ctx + ": " + s.message());
     return Status::Ok();

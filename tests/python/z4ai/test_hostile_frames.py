@@ -29,6 +29,15 @@ def tiny_chunks_frame(body_bytes, n=16):
             + b"\xff" * (body_bytes * n))
 
 
+def rans_chunks_frame(n=16):
+    """n chunks of 256 MiB (4 GiB for 16) whose stream tables hold: each one
+    order-0 rANS stream (method 2) whose header (flags 0, varint size 2^28)
+    declares the whole chunk, a ratio rANS reaches on a constant chunk."""
+    payload = bytes([0, 0x81, 0x80, 0x80, 0x80, 0x00])
+    body = bytes([0, 0, 1, 2]) + struct.pack("<II", 256 << 20, len(payload)) + payload
+    return z4ai_header(0, n << 28, 256 << 20, n) + struct.pack("<I", len(body)) * n + body * n
+
+
 def zstd_rle(content_size, blocks):
     """A zstd frame of `blocks` RLE blocks of 128 KiB declaring content_size."""
     out = bytearray(b"\x28\xb5\x2f\xfd\xe0" + struct.pack("<Q", content_size))
@@ -148,8 +157,11 @@ def test_max_output_refuses_larger_declarations():
     arr = np.frombuffer(data, dtype=np.float32)
     with pytest.raises(z4ai.Z4aiError, match="limit_exceeded"):
         z4ai.decompress_array(z4ai.compress_array(arr), max_output=1000)
-    # The 4 GiB lie is refused by max_output before anything else.
+    # A 4 GiB claim its stream tables can justify is refused by max_output
+    # before anything is allocated (one they cannot is corrupt_stream first).
     with pytest.raises(z4ai.Z4aiError, match="limit_exceeded"):
+        z4ai.decompress(rans_chunks_frame(), max_output=64 << 20)
+    with pytest.raises(z4ai.Z4aiError, match="corrupt_stream"):
         z4ai.decompress(tiny_chunks_frame(12), max_output=64 << 20)
 
 
