@@ -14,7 +14,7 @@
 #include "codec/transform/palette.h"
 #include "codec/transform/scale_grid.h"
 #include "codec/transform/sparse_path.h"
-#include "ztensor/page_advice.h"
+#include "common/page_advice.h"
 
 namespace z4ai::detail {
 namespace {
