@@ -40,6 +40,11 @@ const char* codec_dtype(DType dtype, LogicalType type) {
 class Z4aiBlobCodec final : public BlobCodec {
  public:
   Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const override {
+    return decode_with_threads(stored, out, ctx, 0);
+  }
+
+  Status decode_with_threads(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx,
+                             unsigned threads) const override {
     auto info = z4ai::peek(stored);
     if (!info.ok()) return Status(ErrorCode::corrupt_stream, ctx + ": not a z4ai frame: " + info.status().message());
     if (info->kind != z4ai::FrameKind::z4ai && info->kind != z4ai::FrameKind::zara)
@@ -48,7 +53,7 @@ class Z4aiBlobCodec final : public BlobCodec {
       return Status(ErrorCode::length_mismatch, ctx + ": z4ai frame decodes to " +
                                                     std::to_string(info->original_length) +
                                                     " bytes, uncompressed_length says " + std::to_string(out.size()));
-    Status s = z4ai::decompress_into(stored, out, 0);
+    Status s = z4ai::decompress_into(stored, out, threads);
     if (!s.ok()) return Status(s.code(), ctx + ": " + s.message());
     return Status::Ok();
   }
