@@ -50,7 +50,8 @@ class ReadAhead:
         if at is None:
             return None
         limit = TENSORS_PER_THREAD * (self._threads or os.cpu_count() or 1)
-        window, stored = [], 0
+        window: List[tuple] = []
+        stored = 0
         for e in order[at:at + limit]:
             if window and stored + (e[6] or 0) > READ_AHEAD_BYTES:
                 break

@@ -591,6 +591,7 @@ def load_all_torch(reader: Reader, device="cpu", threads: int = 0) -> Dict[str, 
     found = read_dense_torch(reader, [e for e in index if e[1] == "dense" and e[3] is not None
                                       and not (e[7] and base is not None)], threads)
     dtypes: Dict[Any, Any] = {}
+    t: Any
     for name, _, shape, storage_dtype, logical, offset, length, _ in mapped:
         dt = dtypes.get((storage_dtype, logical))
         if dt is None:
