@@ -24,6 +24,14 @@ class BlobCodec {
   // Decode `stored` into exactly out.size() bytes; anything else is an error
   // (corrupt_stream, length_mismatch). `ctx` names the component.
   virtual Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const = 0;
+  // The same on at most `threads` threads (0 = all cores): a batch read that
+  // already decodes several components at once gives each fewer. Codecs
+  // that decode on one thread need not override it.
+  virtual Status decode_with_threads(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx,
+                                     unsigned threads) const {
+    (void)threads;
+    return decode(stored, out, ctx);
+  }
   // Encode the component's little-endian bytes, handing output to `sink`.
   virtual Status encode(const ComponentSpec& spec, std::span<const uint8_t> data,
                         const std::function<Status(std::span<const uint8_t>)>& sink) const = 0;

@@ -64,6 +64,10 @@ class Reader final : public TensorSource {
   // limit_exceeded, digest_mismatch, unknown_encoding.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component(std::string_view name, std::string_view role) const;
+  // read_component, a z4ai component decoding on at most `threads` threads
+  // (0 = all cores); read_components calls this.
+  Result<ComponentBytes> read_component_with_threads(const Object& object, std::string_view role,
+                                                     unsigned threads) const override;
   // A raw little-endian component's range is read alone (a view of the
   // mapping, or one ranged read of the source) unless verify_on_read must
   // hash a component that has a digest; then, as for any other encoding,
@@ -88,8 +92,9 @@ class Reader final : public TensorSource {
   // without verify_on_read, else copied with pread (see reader.cc).
   Result<ComponentBytes> read_stored(const Object& object, std::string_view role, const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
+  // `threads` as in read_component_with_threads.
   Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c,
-                                          const ComponentBytes& stored) const;
+                                          const ComponentBytes& stored, unsigned threads = 0) const;
   // Bytes [offset, offset + length) of the file (checked by the caller).
   Result<ComponentBytes> fetch(uint64_t offset, uint64_t length) const;
   std::span<const uint8_t> bytes_;  // the whole file when mapped or in memory

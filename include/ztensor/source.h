@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,11 @@ class TensorSource {
   virtual const Object* find(std::string_view name) const = 0;
   // Errors: not_found, and each format's decoding errors.
   virtual Result<ComponentBytes> read_component(const Object& object, std::string_view role) const = 0;
+  // read_component, decoding on at most `threads` threads (0 = all cores);
+  // read_components passes each component its share of the batch's threads.
+  // Sources that do not decode in parallel keep this default.
+  virtual Result<ComponentBytes> read_component_with_threads(const Object& object, std::string_view role,
+                                                             unsigned threads) const;
   // Bytes [offset, offset + length) of a component's decoded bytes (rows of
   // a dense tensor, for get_slice). Sources holding the component stored
   // as-is read only that range (a view locally, one range request remotely);
@@ -46,5 +52,27 @@ class TensorSource {
   // index; 0 when the source does not know it.
   virtual uint64_t file_size() const { return 0; }
 };
+
+// One component of a batch read.
+struct ComponentRef {
+  const Object* object;
+  std::string_view role;
+};
+
+// Reads (fetches and decodes) every component of `refs` on up to `threads`
+// threads (0 = all cores), the largest stored components first so a big one
+// does not start last. Remote sources fetch the next components while others
+// decode. Each result is what read_component returns for it, in `refs`'
+// order, whatever the thread count. On any error, the error of the lowest
+// failing index (naming its object) and no results; the remaining reads are
+// skipped.
+Result<std::vector<ComponentBytes>> read_components(const TensorSource& source, std::span<const ComponentRef> refs,
+                                                    unsigned threads = 0);
+
+// Components read_components has finished reading in this process. Tests
+// watch it advance while one worker is held at the pause point
+// "read_components:read" (ztensor/test_pause.h) to see the reads run in
+// parallel without timing them.
+uint64_t batch_components_read();
 
 }  // namespace zt

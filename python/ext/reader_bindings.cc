@@ -123,41 +123,40 @@ bool needs_view(const zt::Component& c) {
   }
 }
 
-// Dense objects in one call: the 10k-small-tensor case pays one GIL release
-// and one capsule per distinct owner instead of per-object Python work.
-// Returns (arrays, [(index, dtype, type) of arrays Python must view]).
-nb::tuple read_dense(const PyReader& self, const std::vector<std::string>& names) {
+// Dense objects in one call, read by zt::read_components on up to `threads`
+// threads (0 = all cores) with the GIL released; the 10k-small-tensor case
+// also pays one capsule per distinct owner instead of per-object Python
+// work. Returns (arrays, [(index, dtype, type) of arrays Python must view]).
+nb::tuple read_dense(const PyReader& self, const std::vector<std::string>& names, unsigned threads) {
   auto reader = self.get();
-  std::vector<const zt::Object*> objects;
-  objects.reserve(names.size());
+  std::vector<zt::ComponentRef> refs;
+  refs.reserve(names.size());
   for (const auto& name : names) {
     const zt::Object& obj = find_object(*reader, name);
     if (obj.format != "dense" || !obj.find("data"))
       throw_status(zt::Status(zt::ErrorCode::invalid_argument,
                               "object '" + name + "' has format '" + obj.format +
                                   "', not a dense array; use read()"));
-    objects.push_back(&obj);
+    refs.push_back({&obj, "data"});
   }
-  std::vector<zt::Result<zt::ComponentBytes>> results;
-  results.reserve(objects.size());
-  {
+  zt::Result<std::vector<zt::ComponentBytes>> results = [&] {
     nb::gil_scoped_release release;
-    for (const zt::Object* obj : objects) results.push_back(reader->read_component(*obj, "data"));
-  }
+    return zt::read_components(*reader, refs, threads);
+  }();
+  check(results.status());
   nb::list out, fixups;
   const void* last_owner = nullptr;
   nb::object cap;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    check(results[i].status());
-    const zt::ComponentBytes& b = results[i].value();
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const zt::ComponentBytes& b = (*results)[i];
     if (!cap.is_valid() || b.owner.get() != last_owner) {
       cap = owner_capsule(b.owner);
       last_owner = b.owner.get();
     }
+    const zt::Component& c = *refs[i].object->find("data");
     nb::dlpack::dtype dtype;
-    std::vector<size_t> shape = dense_shape(*objects[i], *objects[i]->find("data"), b.bytes.size(), &dtype);
+    std::vector<size_t> shape = dense_shape(*refs[i].object, c, b.bytes.size(), &dtype);
     out.append(make_array(b, cap, dtype, shape));
-    const zt::Component& c = *objects[i]->find("data");
     if (needs_view(c))
       fixups.append(nb::make_tuple(i, zt::dtype_name(c.dtype), zt::logical_type_name(c.type)));
   }
@@ -393,6 +392,8 @@ zt::Result<std::shared_ptr<const zt::TensorSource>> open_source_arg(const Source
 }
 
 void init_reader(nb::module_& m) {
+  m.def("_batch_components_read", &zt::batch_components_read,
+        "Components read_components has read in this process (tests watch it during a pause).");
   nb::class_<PyReader>(m, "Reader")
       .def_static("open", &open_path, nb::arg("path"), nb::arg("verify_on_read") = false,
                   "Map and validate a .zt file, or open any other supported format (detected by content).")
@@ -438,7 +439,7 @@ void init_reader(nb::module_& m) {
            })
       .def("object_info", &object_info, nb::arg("name"))
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
-      .def("read_dense", &read_dense, nb::arg("names"))
+      .def("read_dense", &read_dense, nb::arg("names"), nb::arg("threads") = 0)
       .def("read_dense_one", &read_dense_one, nb::arg("name"))
       .def("read_dense_rows", &read_dense_rows, nb::arg("name"), nb::arg("lo"), nb::arg("hi"))
       .def("dense_meta", &dense_meta, nb::arg("name"))

@@ -386,8 +386,8 @@ class Reader:
             return self._quantized(info, framework)
         raise error("unknown_format", f"object '{name}': format '{info.format}' is not supported by this reader")
 
-    def _dense_numpy(self, names: List[str]) -> List[np.ndarray]:
-        arrays, fixups = self._r.read_dense(names)
+    def _dense_numpy(self, names: List[str], threads: int = 0) -> List[np.ndarray]:
+        arrays, fixups = self._r.read_dense(names, threads_arg(threads))
         for i, storage, logical in fixups:
             arrays[i] = _typed(arrays[i], storage, logical)
         return arrays
@@ -530,10 +530,18 @@ def open(path, *, verify: bool = False) -> Reader:  # noqa: A001 (mirrors builti
 
 # --- bulk loaders behind ztensor.numpy / ztensor.torch ----------------------
 
-def load_all_numpy(reader: Reader) -> Dict[str, Any]:
-    """Every object: dense ones in one extension call (zero-copy when raw)."""
+def threads_arg(threads: int) -> int:
+    """A loader's ``threads=``: how many threads fetch and decode (0 = all cores, as z4ai's)."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise error("invalid_argument", f"threads must be an int >= 0 (0 = all cores), not {threads!r}")
+    return threads
+
+
+def load_all_numpy(reader: Reader, threads: int = 0) -> Dict[str, Any]:
+    """Every object: dense ones in one extension call (zero-copy when raw,
+    compressed ones decoded on `threads` threads at once)."""
     dense, other = reader._r.partition()
-    out = dict(zip(dense, reader._dense_numpy(dense)))
+    out = dict(zip(dense, reader._dense_numpy(dense, threads)))
     for name in other:
         out[name] = reader.read(name, "numpy")
     if other:  # keep file order
@@ -541,11 +549,37 @@ def load_all_numpy(reader: Reader) -> Dict[str, Any]:
     return out
 
 
-def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
+def _storage_to_torch(arr: np.ndarray, dtype, shape):
+    """A decoded dense array as a torch tensor of `dtype` over the same memory
+    (copied only when the array is a read-only view of the file); flat
+    storage elements for an unknown compound logical type."""
+    t = _numpy_to_torch(arr, dtype, (-1,), copy=not arr.flags.writeable)
+    try:
+        return t.view(tuple(shape))
+    except RuntimeError:
+        return t
+
+
+def read_dense_torch(reader: Reader, entries: List[tuple], threads: int = 0) -> Dict[str, Any]:
+    """Dense objects (their ``_r.index()`` entries) fetched and decoded in one
+    batch on `threads` threads (0 = all cores), each a torch tensor over the
+    memory it was decoded into."""
+    import torch  # noqa: F401 (torch_dtype needs it loaded)
+
+    if not entries:
+        return {}
+    decoded = reader._r.read_dense([e[0] for e in entries], threads_arg(threads))[0]
+    return {name: _storage_to_torch(arr, torch_dtype(storage_dtype, logical), shape)
+            for (name, _, shape, storage_dtype, logical, *_), arr in zip(entries, decoded)}
+
+
+def load_all_torch(reader: Reader, device="cpu", threads: int = 0) -> Dict[str, Any]:
     """Every object as torch tensors. Raw dense objects are views of one
     private copy-on-write mapping of the file (torch.UntypedStorage.from_file,
     shared=False), like safetensors: no copy, writes never reach the file.
-    Compressed or legacy big-endian objects are decoded into fresh memory."""
+    The other dense objects (compressed, legacy big-endian, or any of a URL)
+    are fetched and decoded in one batch on `threads` threads (0 = all
+    cores), each straight into its tensor's memory."""
     import torch
 
     index = reader._r.index()
@@ -553,23 +587,23 @@ def load_all_torch(reader: Reader, device="cpu") -> Dict[str, Any]:
     if reader.path is not None and not reader._verify_on_read and any(e[7] for e in index):
         storage = torch.UntypedStorage.from_file(reader.path, shared=False, nbytes=reader._r.file_size)
         base = torch.empty(0, dtype=torch.uint8).set_(storage)  # type: ignore[arg-type]  # from_file's stub is too wide
+    mapped = [e for e in index if e[1] == "dense" and e[7] and base is not None]
+    found = read_dense_torch(reader, [e for e in index if e[1] == "dense" and e[3] is not None
+                                      and not (e[7] and base is not None)], threads)
     dtypes: Dict[Any, Any] = {}
-    out = {}
     t: Any
-    for name, fmt, shape, storage_dtype, logical, offset, length, plain in index:
-        if fmt == "dense" and plain and base is not None:
-            key = (storage_dtype, logical)
-            dt = dtypes.get(key)
-            if dt is None:
-                dt = dtypes[key] = torch_dtype(storage_dtype, logical)
-            t = base[offset:offset + length].view(dt)
-            try:
-                t = t.view(shape)
-            except RuntimeError:  # unknown compound logical type: flat storage elements
-                pass
-        else:
-            t = reader.read(name, "torch")
-        if device != "cpu":
-            t = t.to(device)
-        out[name] = t
+    for name, _, shape, storage_dtype, logical, offset, length, _ in mapped:
+        dt = dtypes.get((storage_dtype, logical))
+        if dt is None:
+            dt = dtypes[(storage_dtype, logical)] = torch_dtype(storage_dtype, logical)
+        t = base[offset:offset + length].view(dt)  # type: ignore[index]
+        try:
+            t = t.view(shape)
+        except RuntimeError:  # unknown compound logical type: flat storage elements
+            pass
+        found[name] = t
+    out = {}
+    for name, *_ in index:  # file order; sparse, quantized and GGUF objects one at a time
+        t = found[name] if name in found else reader.read(name, "torch")
+        out[name] = t if device == "cpu" else t.to(device)
     return out

@@ -17,6 +17,7 @@ import numpy as np
 
 from ._files import copies
 from ._fsspec import open_any
+from ._read_ahead import ReadAhead
 from ._slice import TensorSlice
 from ._typing import NumpyArray, SafeOpenNumpy, SafeOpenTorch
 from .errors import error
@@ -42,25 +43,30 @@ class safe_open(Generic[T]):  # noqa: N801 (safetensors' name)
     ``get_tensor`` returns tensors only, as safetensors does: an object
     that is not one in ``framework`` (a quantized group, GGUF blocks, a
     sparse object in numpy) raises UnsupportedError; read those with
-    ``ztensor.open(path).read(name)``."""
+    ``ztensor.open(path).read(name)``.
+
+    Compressed tensors, and every tensor of a URL, are read ahead: a
+    ``get_tensor`` that misses fetches and decodes the next tensors of
+    ``keys()``' order with it on ``threads`` threads (0 = all cores), up to
+    256 MiB of stored bytes, so a loop over ``keys()`` uses every core."""
 
     @overload
     def __init__(self: "safe_open[torch.Tensor]", filename: Union[str, os.PathLike[str]], framework: SafeOpenTorch,
                  device: Union[str, int] = ..., *, backend: str = ...,
-                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+                 storage_options: Optional[Dict[str, Any]] = ..., threads: int = ...) -> None: ...
 
     @overload
     def __init__(self: "safe_open[NumpyArray]", filename: Union[str, os.PathLike[str]], framework: SafeOpenNumpy,
                  device: Union[str, int] = ..., *, backend: str = ...,
-                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+                 storage_options: Optional[Dict[str, Any]] = ..., threads: int = ...) -> None: ...
 
     @overload
     def __init__(self: "safe_open[Any]", filename: Union[str, os.PathLike[str]], framework: str,
                  device: Union[str, int] = ..., *, backend: str = ...,
-                 storage_options: Optional[Dict[str, Any]] = ...) -> None: ...
+                 storage_options: Optional[Dict[str, Any]] = ..., threads: int = ...) -> None: ...
 
     def __init__(self, filename: Union[str, os.PathLike[str]], framework: str, device: Union[str, int] = "cpu", *,
-                 backend: str = "mmap", storage_options: Optional[Dict[str, Any]] = None) -> None:
+                 backend: str = "mmap", storage_options: Optional[Dict[str, Any]] = None, threads: int = 0) -> None:
         fw = _FRAMEWORKS.get(framework)
         if fw is None:
             raise error("unsupported", f"safe_open: framework {framework!r} is not supported; "
@@ -71,6 +77,7 @@ class safe_open(Generic[T]):  # noqa: N801 (safetensors' name)
         self._device = f"cuda:{device}" if isinstance(device, int) else device
         self._copy = copies(backend)
         self._src = open_any(filename, storage_options=storage_options)
+        self._ahead = ReadAhead(self._src, fw, threads, self._copy)
 
     def __enter__(self) -> "safe_open[T]":
         return self
@@ -92,7 +99,9 @@ class safe_open(Generic[T]):  # noqa: N801 (safetensors' name)
         return meta or None
 
     def get_tensor(self, name: str) -> T:
-        t = self._src.read(name, self._framework, copy=self._copy)
+        t = self._ahead.get(name)
+        if t is None:
+            t = self._src.read(name, self._framework, copy=self._copy)
         if self._framework == "torch":
             import torch
 
@@ -110,7 +119,9 @@ class safe_open(Generic[T]):  # noqa: N801 (safetensors' name)
                                     f"with ztensor.open(path).read('{name}', '{self._framework}')")
 
     def get_tensors(self) -> Dict[str, T]:
-        """Every tensor, by name in file order (safetensors' get_tensors)."""
+        """Every tensor, by name in file order (safetensors' get_tensors);
+        compressed and remote ones fetched and decoded in one batch."""
+        self._ahead.hold_all()
         return {k: self.get_tensor(k) for k in self.offset_keys()}
 
     def get_slice(self, name: str) -> TensorSlice[T]:

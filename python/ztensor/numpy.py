@@ -52,19 +52,20 @@ def save(tensors: Dict[str, np.ndarray], metadata: Optional[Dict[str, str]] = No
 
 
 def load_file(filename: Union[str, os.PathLike], copy: bool = False, *, backend: str = "mmap",
-              storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, np.ndarray]:
+              storage_options: Optional[Dict[str, Any]] = None, threads: int = 0) -> Dict[str, np.ndarray]:
     """Every object of `filename` (any format, path or URL ztensor.open
     reads, with its `storage_options`). copy=True (or safetensors'
     backend="pread") returns writable arrays of their own instead of
-    read-only views."""
+    read-only views. Compressed and remote arrays are fetched and decoded
+    on `threads` threads at once (0 = all cores)."""
     copy = copies(backend, copy)
     with open_any(filename, storage_options=storage_options) as r:
-        out = load_all_numpy(r)
+        out = load_all_numpy(r, threads)
     if copy:
         out = {k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for k, v in out.items()}
     return out
 
 
-def load(data: bytes) -> Dict[str, np.ndarray]:
+def load(data: bytes, *, threads: int = 0) -> Dict[str, np.ndarray]:
     with Reader.from_bytes(data) as r:
-        return load_all_numpy(r)
+        return load_all_numpy(r, threads)

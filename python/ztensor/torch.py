@@ -60,22 +60,24 @@ def save(tensors: Dict[str, torch.Tensor], metadata: Optional[Dict[str, str]] = 
 
 def load_file(filename: Union[str, os.PathLike], device: Union[str, int, torch.device] = "cpu",
               copy: bool = False, *, backend: str = "mmap",
-              storage_options: Optional[Dict[str, Any]] = None) -> Dict[str, torch.Tensor]:
+              storage_options: Optional[Dict[str, Any]] = None, threads: int = 0) -> Dict[str, torch.Tensor]:
     """Every object of `filename` (a path or any URL ztensor.open takes, with
     its `storage_options`) as torch tensors on `device`. copy=True (or
     safetensors' backend="pread") gives tensors that own their memory instead
-    of views of the private mapping (ztensor 1.2.x's copy=)."""
+    of views of the private mapping (ztensor 1.2.x's copy=). Compressed
+    tensors, and every tensor of a URL, are fetched and decoded on `threads`
+    threads at once (0 = all cores), each into its own memory."""
     copy = copies(backend, copy)
     # A URL cannot be mapped into torch storage: verified reads make
     # load_all_torch read each tensor through the core (remote reads check
     # every digest anyway).
     with open_any(filename, verify=is_url(filename) or copy, storage_options=storage_options) as r:
-        return load_all_torch(r, device)
+        return load_all_torch(r, device, threads)
 
 
-def load(data: bytes, device: Union[str, int, torch.device] = "cpu") -> Dict[str, torch.Tensor]:
+def load(data: bytes, device: Union[str, int, torch.device] = "cpu", *, threads: int = 0) -> Dict[str, torch.Tensor]:
     with Reader.from_bytes(data) as r:
-        return load_all_torch(r, device)
+        return load_all_torch(r, device, threads)
 
 
 def save_model(model: torch.nn.Module, filename: Union[str, os.PathLike],
@@ -112,12 +114,13 @@ def _key_error(model: torch.nn.Module, missing: List[str], unexpected: List[str]
 def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict: bool = True,
                device: Union[str, int, torch.device] = "cpu", copy: bool = False, *,
                assign: bool = False, backend: str = "mmap",
-               storage_options: Optional[Dict[str, Any]] = None) -> Tuple[List[str], List[str]]:
+               storage_options: Optional[Dict[str, Any]] = None, threads: int = 0) -> Tuple[List[str], List[str]]:
     """Load a file written by save_model (or any file ztensor.open reads)
     into `model`. Returns (missing, unexpected) keys; with strict=True either
     being non-empty is an error. For a Hugging Face model, use
     :func:`ztensor.transformers.from_pretrained`.
-    `filename` may be any URL ztensor.open takes (`storage_options` as there).
+    `filename` may be any URL ztensor.open takes (`storage_options` as there);
+    `threads` as in :func:`load_file`.
 
     assign=True puts the file's tensors into the model instead of copying
     them into its parameters (torch's load_state_dict(assign=True)): that is
@@ -136,7 +139,7 @@ def load_model(model: torch.nn.Module, filename: Union[str, os.PathLike], strict
                                         "nothing: pass assign=True")
     copy = copies(backend, copy)
     with open_any(filename, verify=is_url(filename) or copy, storage_options=storage_options) as r:
-        state_dict = load_all_torch(r, device)
+        state_dict = load_all_torch(r, device, threads)
         attributes = r.attributes
     params = dict(model.named_parameters(remove_duplicate=False))
     recorded = recorded_aliases(attributes, state_dict, set(params))

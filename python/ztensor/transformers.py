@@ -157,7 +157,8 @@ def _complete_offload_index(model: Any) -> None:
 
 def from_pretrained(folder_or_url: Union[str, os.PathLike], auto_class: Any = None, torch_dtype: Any = None,
                     device_map: Any = None, *, config: Any = None, verify: bool = False,
-                    storage_options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> PreTrainedModel:
+                    storage_options: Optional[Dict[str, Any]] = None, threads: int = 0,
+                    **kwargs: Any) -> PreTrainedModel:
     """Load the model in ``folder_or_url`` (a folder, an http(s) URL or an
     fsspec URL of one): ``config.json``, ``generation_config.json`` when
     present, and the weights as ``model.zt.index.json`` + shards, ``model.zt``,
@@ -174,6 +175,8 @@ def from_pretrained(folder_or_url: Union[str, os.PathLike], auto_class: Any = No
     ``config`` replaces the folder's config.json. ``verify=True`` also checks
     the digests of raw .zt tensors as they are read (compressed ones are
     always checked); remote tensors are always checked and read into memory.
+    Compressed and remote tensors are fetched and decoded on ``threads``
+    threads at once (0 = all cores).
     Returns the model in eval mode, as transformers does.
 
     Errors are ZTensorErrors with a ``.code``: ``not_found`` (no config.json,
@@ -196,7 +199,7 @@ def from_pretrained(folder_or_url: Union[str, os.PathLike], auto_class: Any = No
         if folder.has_generation_config and "generation_config" not in kwargs:
             kwargs["generation_config"] = _config(transformers.GenerationConfig, folder)
         with folder.open_weights(weights, verify=verify) as source:
-            state_dict = load_all_torch(source, "cpu")
+            state_dict = load_all_torch(source, "cpu", threads)
     if torch_dtype is not None:
         kwargs["dtype"] = torch_dtype
     model = model_class.from_pretrained(None, config=config, state_dict=state_dict, device_map=device_map, **kwargs)

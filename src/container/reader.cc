@@ -156,6 +156,11 @@ Result<ComponentBytes> Reader::read_component(std::string_view name, std::string
 }
 
 Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view role) const {
+  return read_component_with_threads(o, role, 0);
+}
+
+Result<ComponentBytes> Reader::read_component_with_threads(const Object& o, std::string_view role,
+                                                           unsigned threads) const {
   const Component* c = o.find(role);
   if (!c) return Status(ErrorCode::not_found, describe(o) + ": no component '" + std::string(role) + "'");
   ZT_RETURN_IF_ERROR(check_backed(*c));
@@ -165,7 +170,7 @@ Result<ComponentBytes> Reader::read_component(const Object& o, std::string_view 
   const bool check = options_.verify_on_read || c->encoding != Encoding::raw;
   if (check && !c->digest.empty())
     ZT_RETURN_IF_ERROR(check_digest(c->digest, stored.bytes, describe(o, std::string(role))));
-  return decode_component(o, role, *c, stored);
+  return decode_component(o, role, *c, stored, threads);
 }
 
 Result<ComponentBytes> Reader::read_component_range(const Object& o, std::string_view role, uint64_t offset,
@@ -185,7 +190,7 @@ Result<ComponentBytes> Reader::read_component_range(const Object& o, std::string
 }
 
 Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_view role, const Component& c,
-                                                const ComponentBytes& stored_component) const {
+                                                const ComponentBytes& stored_component, unsigned threads) const {
   const std::string ctx = describe(o, std::string(role));
   const auto stored = stored_component.bytes;
   const size_t width = dtype_width(c.dtype);
@@ -237,7 +242,7 @@ Result<ComponentBytes> Reader::decode_component(const Object& o, std::string_vie
   ZT_RETURN_IF_ERROR(codec ? codec->check(stored, decoded, ctx) : zstd_check_declared(stored, decoded, ctx));
   ZT_ASSIGN_OR_RETURN(OwnedBytes out, allocate_output(decoded, ctx));
   if (codec) {
-    ZT_RETURN_IF_ERROR(codec->decode(stored, out.span(), ctx));
+    ZT_RETURN_IF_ERROR(codec->decode_with_threads(stored, out.span(), ctx, threads));
   } else {
     ZT_RETURN_IF_ERROR(zstd_decode_exact(stored, out.span(), ctx));
   }

@@ -15,6 +15,11 @@ Status check_component_range(const Object& object, std::string_view role, uint64
                                                     ") are past its " + std::to_string(size) + " bytes");
 }
 
+Result<ComponentBytes> TensorSource::read_component_with_threads(const Object& object, std::string_view role,
+                                                                unsigned) const {
+  return read_component(object, role);
+}
+
 Result<ComponentBytes> TensorSource::read_component_range(const Object& object, std::string_view role,
                                                           uint64_t offset, uint64_t length) const {
   ZT_ASSIGN_OR_RETURN(ComponentBytes all, read_component(object, role));

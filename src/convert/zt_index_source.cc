@@ -53,10 +53,15 @@ const Object* ZtIndexSource::find(std::string_view name) const {
 }
 
 Result<ComponentBytes> ZtIndexSource::read_component(const Object& object, std::string_view role) const {
+  return read_component_with_threads(object, role, 0);
+}
+
+Result<ComponentBytes> ZtIndexSource::read_component_with_threads(const Object& object, std::string_view role,
+                                                                  unsigned threads) const {
   auto it = owner_.find(object.name);
   if (it == owner_.end())
     return Status(ErrorCode::not_found, "zt index: no object '" + object.name + "'");
-  return shards_[it->second.shard]->read_component(*it->second.own, role);
+  return shards_[it->second.shard]->read_component_with_threads(*it->second.own, role, threads);
 }
 
 Result<ComponentBytes> ZtIndexSource::read_component_range(const Object& object, std::string_view role,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -60,6 +61,63 @@ TEST(Concurrency, EightThreadsReadRawZstdAndZ4aiFromOneReader) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+// read_components: the same bytes as one-at-a-time reads for every thread
+// count, in the callers' order; a corrupt component fails the batch with
+// that component's own error.
+TEST(Concurrency, ReadComponentsEqualsSequentialReadsAndReportsTheCorruptOne) {
+  test::TempDir dir;
+  const std::string path = dir.file("batch.zt");
+  constexpr int kObjects = 9;
+  std::vector<std::vector<float>> data;
+  for (int i = 0; i < kObjects; ++i) data.push_back(pattern(0.5f / static_cast<float>(i + 1)));
+  const Encoding encodings[] = {Encoding::raw, Encoding::zstd, Encoding::z4ai};
+  {
+    auto w = Writer::create(path);
+    ASSERT_TRUE(w.ok()) << w.status().to_string();
+    for (int i = 0; i < kObjects; ++i) {
+      const size_t n = kElements / static_cast<size_t>(i + 1);  // sizes differ: largest-first order differs
+      ComponentSpec c{"data", DType::f32, LogicalType::none,
+                      test::as_bytes(data[i]).first(n * sizeof(float)), encodings[i % 3]};
+      ASSERT_TRUE((*w)->add({"o" + std::to_string(i), {n}, "dense", {}, {c}}).ok());
+    }
+    ASSERT_TRUE((*w)->finish().ok());
+  }
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().to_string();
+  std::vector<ComponentRef> refs;
+  for (const Object& o : (*reader)->manifest().objects) refs.push_back({&o, "data"});
+  for (unsigned threads : {1u, 2u, 4u, 0u}) {
+    auto batch = read_components(**reader, refs, threads);
+    ASSERT_TRUE(batch.ok()) << batch.status().to_string();
+    ASSERT_EQ(batch->size(), refs.size());
+    for (size_t i = 0; i < refs.size(); ++i) {
+      auto one = (*reader)->read_component(*refs[i].object, "data");
+      ASSERT_TRUE(one.ok());
+      ASSERT_EQ((*batch)[i].bytes.size(), one->bytes.size());
+      EXPECT_EQ(std::memcmp((*batch)[i].bytes.data(), one->bytes.data(), one->bytes.size()), 0) << i;
+    }
+  }
+
+  // Corrupt the zstd object o4's stream in the middle.
+  const Component& victim = *(*reader)->find("o4")->find("data");
+  auto bytes = test::read_file(path);
+  std::memset(bytes.data() + victim.offset + victim.length / 2, 0x55, 16);
+  const std::string bad = dir.file("bad.zt");
+  test::write_file(bad, bytes);
+  auto damaged = Reader::open(bad);
+  ASSERT_TRUE(damaged.ok()) << damaged.status().to_string();
+  auto alone = (*damaged)->read_component("o4", "data");
+  ASSERT_FALSE(alone.ok());
+  refs.clear();
+  for (const Object& o : (*damaged)->manifest().objects) refs.push_back({&o, "data"});
+  for (unsigned threads : {1u, 3u}) {
+    auto batch = read_components(**damaged, refs, threads);
+    ASSERT_FALSE(batch.ok());
+    EXPECT_EQ(batch.status().code(), alone.status().code());
+    EXPECT_NE(batch.status().message().find("'o4'"), std::string::npos) << batch.status().to_string();
+  }
 }
 
 }  // namespace

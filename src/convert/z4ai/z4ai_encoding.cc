@@ -54,8 +54,13 @@ class Z4aiBlobCodec final : public BlobCodec {
   }
 
   Status decode(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx) const override {
+    return decode_with_threads(stored, out, ctx, 0);
+  }
+
+  Status decode_with_threads(std::span<const uint8_t> stored, std::span<uint8_t> out, const std::string& ctx,
+                             unsigned threads) const override {
     ZT_RETURN_IF_ERROR(check(stored, out.size(), ctx));
-    Status s = z4ai::decompress_into(stored, out, 0);
+    Status s = z4ai::decompress_into(stored, out, threads);
     if (!s.ok()) return Status(s.code(), ctx + ": " + s.message());
     return Status::Ok();
   }
