@@ -244,8 +244,9 @@ def test_access_denied_is_permission_error(tmp_path, monkeypatch):
     from _servers import MotoS3
 
     clear_aws_environment(monkeypatch, tmp_path)
-    # moto checks credentials after the first two requests (the bucket, the object), as S3 always does.
-    server = MotoS3(tmp_path, env={"INITIAL_NO_AUTH_ACTION_COUNT": "2"})
+    # moto checks credentials after the first three requests (the fixture's startup sentinel, the
+    # bucket, the object), as S3 always does.
+    server = MotoS3(tmp_path, env={"INITIAL_NO_AUTH_ACTION_COUNT": "3"})
     try:
         client = server.bucket("private")
         client.put_object(Bucket="private", Key="m.zt", Body=ztnp.save({"w": np.ones(4, np.float32)}))
