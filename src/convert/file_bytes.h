@@ -22,10 +22,10 @@
 
 namespace zt {
 
-class FileBytes {
+class FileByteAccess {
  public:
-  FileBytes() = default;  // bytes in memory
-  FileBytes(std::shared_ptr<const MappedFile> file, bool copy_on_read)
+  FileByteAccess() = default;  // bytes in memory
+  FileByteAccess(std::shared_ptr<const MappedFile> file, bool copy_on_read)
       : file_(std::move(file)), copy_(copy_on_read && file_ != nullptr) {}
 
   // `span` lies in the file's mapping (or in memory when there is no file),
