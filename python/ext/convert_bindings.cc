@@ -18,6 +18,7 @@
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
 #include "ztensor/sharded_writer.h"
+#include "ztensor/test_pause.h"
 
 namespace nb = nanobind;
 
@@ -212,6 +213,15 @@ void init_convert(nb::module_& m) {
   m.def("convert_folder", &convert_folder, nb::arg("src"), nb::arg("dst"), nb::arg("encoding"), nb::arg("level"),
         nb::arg("effort"), nb::arg("digest"), nb::arg("durable"), nb::arg("progress").none(),
         nb::arg("max_shard_size") = 0, "Convert a Hugging Face model folder (see ztensor.convert).");
+  // The library's test pause point (ztensor/test_pause.h), for Python front
+  // ends that pause where the core cannot see (the Dask client's progress).
+  m.def(
+      "_test_pause",
+      [](const std::string& point) {
+        nb::gil_scoped_release release;
+        zt::test_pause(point.c_str());
+      },
+      nb::arg("point"), "Test-only: pause at `point` when ZT_TEST_PAUSE_AT names it (ztensor/test_pause.h).");
   m.def("parse_byte_size", &parse_byte_size, nb::arg("text"),
         "Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').");
 }

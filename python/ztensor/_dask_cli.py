@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from typing import Callable
 
+from . import _core
 from ._convert import convert
 from .errors import ZTensorError
 
@@ -29,18 +31,27 @@ INSTALL_HINT = "pip install 'ztensor[dask]'"
 # the workers are known to be busy (tests/python/_pause.py is the other side).
 TEST_PAUSE_AT_ENV, TEST_PAUSE_FIFO_ENV = "ZT_TEST_PAUSE_AT", "ZT_TEST_PAUSE_FIFO"
 PROGRESS_PAUSE_POINT = "progress"
+# How often the paused main thread returns to Python to run signal handlers.
+SIGNAL_CHECK_SECONDS = 0.05
 
 
 def _pause_for_test() -> None:
-    fifo = os.environ[TEST_PAUSE_FIFO_ENV]
-    with open(fifo, "w") as announce:
-        announce.write(f"{os.getpid()} {PROGRESS_PAUSE_POINT}\n")
-    fd = os.open(fifo, os.O_RDONLY)  # returns once the test holds the write end
-    try:
-        while os.read(fd, 1):  # until the test closes it
-            pass
-    finally:
-        os.close(fd)
+    """Pauses at the library's point "progress" (ztensor/test_pause.h). The
+    pause blocks in a helper thread while this, the main thread, waits in
+    short slices: Python runs signal handlers only here, between bytecodes,
+    so the SIGINT zt forwards raises KeyboardInterrupt whichever thread the
+    kernel handed it to (a blocked main thread would never see it)."""
+    released = threading.Event()
+
+    def pause() -> None:
+        try:
+            _core._test_pause(PROGRESS_PAUSE_POINT)
+        finally:
+            released.set()
+
+    threading.Thread(target=pause, name="zt-test-pause", daemon=True).start()
+    while not released.wait(SIGNAL_CHECK_SECONDS):
+        pass
 
 
 def _pausing_once(report: Callable[[int, int], None]) -> Callable[[int, int], None]:
