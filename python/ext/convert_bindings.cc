@@ -216,7 +216,7 @@ void init_convert(nb::module_& m) {
   // The library's test pause point (ztensor/test_pause.h), for Python front
   // ends that pause where the core cannot see (the Dask client's progress).
   m.def(
-      "_test_pause",
+      "test_pause",
       [](const std::string& point) {
         nb::gil_scoped_release release;
         zt::test_pause(point.c_str());

@@ -45,7 +45,7 @@ def _pause_for_test() -> None:
 
     def pause() -> None:
         try:
-            _core._test_pause(PROGRESS_PAUSE_POINT)
+            _core.test_pause(PROGRESS_PAUSE_POINT)
         finally:
             released.set()
 
