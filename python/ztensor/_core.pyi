@@ -103,6 +103,11 @@ def convert(src: object, dst: str, out_format: str, encoding: str, level: int, e
 def convert_folder(src: str, dst: str, encoding: str, level: int, effort: int, digest: str, durable: bool, progress: object | None, max_shard_size: int = 0) -> tuple:
     """Convert a Hugging Face model folder (see ztensor.convert)."""
 
+def test_pause(point: str) -> None:
+    """
+    Test-only: pause at `point` when ZT_TEST_PAUSE_AT names it (ztensor/test_pause.h).
+    """
+
 def parse_byte_size(text: str) -> int:
     """
     Bytes in a shard size: an integer, or with a unit as Hugging Face accepts ('5GB', '2GiB').
