@@ -22,14 +22,14 @@ Result<ComponentBytes> pread_copy(const MappedFile& file, std::span<const uint8_
 
 }  // namespace
 
-Result<ComponentBytes> FileBytes::read(std::span<const uint8_t> span, std::shared_ptr<const void> owner) const {
+Result<ComponentBytes> FileByteAccess::read(std::span<const uint8_t> span, std::shared_ptr<const void> owner) const {
   if (copy_) return pread_copy(*file_, span);
   if (file_ && !span.empty())
     ZT_RETURN_IF_ERROR(file_->check_backed(static_cast<uint64_t>(span.data() - file_->bytes().data()) + span.size()));
   return ComponentBytes{span, std::move(owner), true};
 }
 
-Result<ComponentBytes> FileBytes::read_to_decode(std::span<const uint8_t> span,
+Result<ComponentBytes> FileByteAccess::read_to_decode(std::span<const uint8_t> span,
                                                  std::shared_ptr<const void> owner) const {
   if (file_ && !span.empty()) return pread_copy(*file_, span);
   return ComponentBytes{span, std::move(owner), false};

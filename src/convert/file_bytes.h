@@ -11,6 +11,8 @@
 //   (conversions, `zt compress`) are read with pread into memory of their
 //   own: a truncation at any time is an io_error.
 // Sources over bytes in memory (no file) hand out plain views.
+// (Not named FileBytes: ztensor/files.h has a zt::FileBytes, and two classes
+// of one name break the one-definition rule: the linker kept one destructor.)
 #pragma once
 
 #include <memory>
@@ -22,10 +24,10 @@
 
 namespace zt {
 
-class FileBytes {
+class FileByteAccess {
  public:
-  FileBytes() = default;  // bytes in memory
-  FileBytes(std::shared_ptr<const MappedFile> file, bool copy_on_read)
+  FileByteAccess() = default;  // bytes in memory
+  FileByteAccess(std::shared_ptr<const MappedFile> file, bool copy_on_read)
       : file_(std::move(file)), copy_(copy_on_read && file_ != nullptr) {}
 
   // `span` lies in the file's mapping (or in memory when there is no file),

@@ -52,7 +52,7 @@ const char* zt_to_safetensors_dtype(DType dtype, LogicalType type) {
 Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path, bool copy_on_read) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   auto bytes = mapped->bytes();
-  FileBytes access(mapped, copy_on_read);
+  FileByteAccess access(mapped, copy_on_read);
   auto r = parse(bytes, std::move(mapped));
   if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");
   r.value()->access_ = std::move(access);

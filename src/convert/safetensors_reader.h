@@ -71,7 +71,7 @@ class SafetensorsFile {
   std::shared_ptr<const ByteSource> source_;  // otherwise
   uint64_t size_ = 0;
   std::shared_ptr<const void> owner_;
-  FileBytes access_;  // how a mapped file's tensors are handed out
+  FileByteAccess access_;  // how a mapped file's tensors are handed out
   uint64_t header_size_ = 0;
   std::vector<SafetensorsTensor> tensors_;
   std::unordered_map<std::string_view, size_t> index_;  // name -> tensors_ slot

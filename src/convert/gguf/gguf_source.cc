@@ -43,7 +43,7 @@ class GgufSource final : public TensorSource {
  public:
   // `source` set: components are read from it when asked (`bytes` is empty).
   GgufSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, gguf::File file,
-             std::shared_ptr<const ByteSource> source = nullptr, FileBytes access = {})
+             std::shared_ptr<const ByteSource> source = nullptr, FileByteAccess access = {})
       : bytes_(bytes), owner_(std::move(owner)), source_(std::move(source)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
     manifest_.attributes = std::move(file.attributes);
@@ -88,7 +88,7 @@ class GgufSource final : public TensorSource {
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const ByteSource> source_;
-  FileBytes access_;
+  FileByteAccess access_;
   Manifest manifest_;
   std::unordered_map<std::string_view, size_t> index_;
 };
@@ -134,7 +134,7 @@ Result<std::unique_ptr<TensorSource>> open_gguf_mapped(std::shared_ptr<const Map
   auto parsed = gguf::parse_file(bytes, options);
   if (!parsed.ok())
     return Status(parsed.status().code(), parsed.status().message() + " (in '" + file->path() + "')");
-  FileBytes access(file, copy_on_read);
+  FileByteAccess access(file, copy_on_read);
   return std::unique_ptr<TensorSource>(
       new GgufSource(bytes, std::move(file), std::move(parsed).value(), nullptr, std::move(access)));
 }

@@ -71,7 +71,7 @@ ComponentBytes to_c_order_le(const Header& h, std::span<const uint8_t> data, std
 }
 
 Result<ComponentBytes> read_c_order_le(const Header& h, std::span<const uint8_t> data,
-                                       std::shared_ptr<const void> owner, const FileBytes& access) {
+                                       std::shared_ptr<const void> owner, const FileByteAccess& access) {
   if (!h.big_endian && layout_is_c(h)) return access.read(data, std::move(owner));
   ZT_ASSIGN_OR_RETURN(ComponentBytes raw, access.read_to_decode(data, std::move(owner)));
   return to_c_order_le(h, raw.bytes, raw.owner);  // a fresh buffer: never zero-copy

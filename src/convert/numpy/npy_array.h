@@ -21,8 +21,8 @@ Object dense_object(const std::string& name, const Header& h, uint64_t offset);
 ComponentBytes to_c_order_le(const Header& h, std::span<const uint8_t> data, std::shared_ptr<const void> owner);
 // to_c_order_le over bytes of a mapped file: a view through `access`, or
 // the bytes read with pread first when they must be converted.
-// Errors: those of FileBytes.
+// Errors: those of FileByteAccess.
 Result<ComponentBytes> read_c_order_le(const Header& h, std::span<const uint8_t> data,
-                                       std::shared_ptr<const void> owner, const FileBytes& access);
+                                       std::shared_ptr<const void> owner, const FileByteAccess& access);
 
 }  // namespace zt::npy

@@ -17,7 +17,7 @@ class NpySource final : public IndexedSource {
  public:
   // `source` set: the data is read from it when asked (`data` is empty).
   NpySource(std::span<const uint8_t> data, std::shared_ptr<const void> owner, npy::Header h, const std::string& name,
-            std::shared_ptr<const ByteSource> source = nullptr, FileBytes access = {})
+            std::shared_ptr<const ByteSource> source = nullptr, FileByteAccess access = {})
       : IndexedSource("npy:", Miss::joined), data_(data), owner_(std::move(owner)), header_(std::move(h)),
         source_(std::move(source)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
@@ -40,7 +40,7 @@ class NpySource final : public IndexedSource {
   std::shared_ptr<const void> owner_;
   npy::Header header_;
   std::shared_ptr<const ByteSource> source_;
-  FileBytes access_;
+  FileByteAccess access_;
 };
 
 // The header checks of a whole .npy in `bytes`.
@@ -84,7 +84,7 @@ Result<std::unique_ptr<TensorSource>> open_npy_mapped(std::shared_ptr<const Mapp
   auto h = parse_whole(bytes, name);
   if (!h.ok()) return Status(h.status().code(), h.status().message() + " (in '" + file->path() + "')");
   const auto data = bytes.subspan(h.value().data_offset);
-  FileBytes access(file, copy_on_read);
+  FileByteAccess access(file, copy_on_read);
   return std::unique_ptr<TensorSource>(
       new NpySource(data, std::move(file), std::move(h).value(), name, nullptr, std::move(access)));
 }

@@ -48,7 +48,7 @@ Object refused_object(const std::string& name, const npy::Header& literal, const
 
 class NpzSource final : public IndexedSource {
  public:
-  NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, FileBytes access = {})
+  NpzSource(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, FileByteAccess access = {})
       : IndexedSource("npz:", Miss::joined), bytes_(bytes), owner_(std::move(owner)), access_(std::move(access)) {
     manifest_.version = "1.2.0";
   }
@@ -156,7 +156,7 @@ class NpzSource final : public IndexedSource {
 
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
-  FileBytes access_;
+  FileByteAccess access_;
   std::vector<Entry> entries_;  // parallel to manifest_.objects
 };
 
@@ -173,7 +173,7 @@ Result<std::unique_ptr<TensorSource>> open_npz_mapped(std::shared_ptr<const Mapp
                                                       const NpzOptions& options) {
   const auto bytes = file->bytes();
   const std::string path = file->path();
-  FileBytes access(file, copy_on_read);
+  FileByteAccess access(file, copy_on_read);
   std::unique_ptr<NpzSource> src(new NpzSource(bytes, std::move(file), std::move(access)));
   if (Status s = src->load(options); !s.ok()) return Status(s.code(), s.message() + " (in '" + path + "')");
   return std::unique_ptr<TensorSource>(std::move(src));

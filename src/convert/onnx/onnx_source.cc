@@ -28,7 +28,7 @@ struct Slot {
   onnx::OnnxTensor tensor;
   std::span<const uint8_t> bytes;  // raw_data or external data (zero-copy)
   std::shared_ptr<const void> owner;
-  FileBytes access;                // how `bytes` are read: the model's file or the data file
+  FileByteAccess access;                // how `bytes` are read: the model's file or the data file
   bool zero_copy = false;
 };
 
@@ -77,7 +77,7 @@ class OnnxSource final : public IndexedSource {
   Status verify() const override { return {}; }  // ONNX carries no digests
 
   static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                    const std::string& base_dir, FileBytes access = {});
+                                                    const std::string& base_dir, FileByteAccess access = {});
 
  private:
   Status read_graph(std::span<const uint8_t> graph, onnx::ExternalFiles& ext);
@@ -85,7 +85,7 @@ class OnnxSource final : public IndexedSource {
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
-  FileBytes access_;
+  FileByteAccess access_;
   std::vector<Slot> slots_;  // parallel to manifest_.objects
   onnx::GraphWalk walk_;
 };
@@ -111,7 +111,7 @@ Status OnnxSource::add(onnx::OnnxTensor t, const std::string& scope, onnx::Exter
     s.bytes = span.bytes;
     s.owner = span.file;
     // A data file is read the way the model is: checked views, or pread copies.
-    s.access = FileBytes(span.file, access_.copy_on_read());
+    s.access = FileByteAccess(span.file, access_.copy_on_read());
     s.zero_copy = true;
   }
   add_object(dense_object(t.name, t.dims, t.type->dtype, t.type->type, offset, t.nbytes));
@@ -126,7 +126,7 @@ Status OnnxSource::read_graph(std::span<const uint8_t> graph, onnx::ExternalFile
 }
 
 Result<std::unique_ptr<TensorSource>> OnnxSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                       const std::string& base_dir, FileBytes access) {
+                                                       const std::string& base_dir, FileByteAccess access) {
   auto src = std::unique_ptr<OnnxSource>(new OnnxSource());
   src->file_ = file;
   src->owner_ = std::move(owner);
@@ -195,7 +195,7 @@ std::string parent_dir(const std::string& path) {
 Result<std::unique_ptr<TensorSource>> open_onnx_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read) {
   const auto bytes = file->bytes();
   const std::string dir = parent_dir(file->path());
-  FileBytes access(file, copy_on_read);
+  FileByteAccess access(file, copy_on_read);
   return OnnxSource::load(bytes, std::move(file), dir, std::move(access));
 }
 

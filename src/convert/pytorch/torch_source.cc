@@ -111,14 +111,14 @@ class TorchSource final : public IndexedSource {
   }
 
   static Result<std::unique_ptr<TensorSource>> load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                    const PytorchOptions& options, FileBytes access = {});
+                                                    const PytorchOptions& options, FileByteAccess access = {});
 
  private:
   Status build(const UnpickledCheckpoint& ckpt, const std::string& prefix, const PytorchOptions& options);
 
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
-  FileBytes access_;
+  FileByteAccess access_;
   zip::Archive zip_;
   bool big_endian_ = false;
   std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
@@ -199,7 +199,7 @@ Status TorchSource::build(const UnpickledCheckpoint& ckpt, const std::string& pr
 }
 
 Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t> file, std::shared_ptr<const void> owner,
-                                                       const PytorchOptions& options, FileBytes access) {
+                                                       const PytorchOptions& options, FileByteAccess access) {
   if (file.size() >= sizeof kLegacyMagic && std::memcmp(file.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
     return Status(ErrorCode::unsupported,
                   "pytorch: legacy (pre-1.6, non-zip) torch.save format is not read; re-save it with a current torch.save");
@@ -257,7 +257,7 @@ PytorchOptions pytorch_options_from_environment() {
 Result<std::unique_ptr<TensorSource>> open_pytorch_mapped(std::shared_ptr<const MappedFile> file, bool copy_on_read,
                                                           const PytorchOptions& options) {
   const auto bytes = file->bytes();
-  FileBytes access(file, copy_on_read);
+  FileByteAccess access(file, copy_on_read);
   return TorchSource::load(bytes, std::move(file), options, std::move(access));
 }
 
