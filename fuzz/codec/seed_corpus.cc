@@ -173,8 +173,10 @@ int main(int argc, char** argv) {
     write(out / "zara_decode_fuzz", k, z4ai::compress(v, o).value());
     ++k;
   }
-  // ZSTN: a small safetensors buffer with a tied tensor, contiguous and not.
-  for (int gap = 0; gap < 2; ++gap) {
+  // ZSTN: a small safetensors buffer with a tied tensor. The writer now
+  // refuses tensors that leave a gap, so the contiguous = 0 seed (1) stays as
+  // an earlier writer made it.
+  for (int gap = 0; gap < 1; ++gap) {
     std::string header = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
                          "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[" +
                          std::to_string(16 + gap) + "," + std::to_string(32 + gap) + "]}}";

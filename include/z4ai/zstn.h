@@ -87,6 +87,19 @@ struct Prefix {
 // learn how many are needed: length_mismatch names the count).
 zt::Result<Prefix> parse_prefix(std::span<const uint8_t> head);
 
+// The number of bytes parse_prefix needs, from the first 14 of a container.
+// Errors: bad_magic, length_mismatch (fewer than 14 bytes), limit_exceeded.
+zt::Result<uint64_t> prefix_length(std::span<const uint8_t> head);
+
+// Where the index of a contiguous container lies, from its last kFooterBytes
+// bytes (`footer`) in a container of `size` bytes whose frames start at
+// `body_offset`. Errors: corrupt_stream (too short, sentinel missing, the
+// index not between the frames and the footer).
+struct Footer {
+  uint64_t index_offset = 0, index_len = 0;
+};
+zt::Result<Footer> parse_footer(std::span<const uint8_t> footer, uint64_t size, uint64_t body_offset);
+
 // Parses and validates an index section: entries tile [0, data_len) in order,
 // frames lie inside [frames_begin, frames_end), refs point to earlier frames
 // of the same length.

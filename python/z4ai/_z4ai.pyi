@@ -52,6 +52,19 @@ def zstn_parse_prefix(head: object) -> tuple[bool, int, int, int, int]:
     (contiguous, header_offset, header_len, data_len, body_offset) of a ZSTN container.
     """
 
+def zstn_prefix_length(head: object) -> int:
+    """Bytes of a ZSTN container's prefix, from its first 14 bytes."""
+
+def zstn_parse_footer(footer: object, size: int, body_offset: int) -> tuple[int, int]:
+    """
+    (index_offset, index_len) from the last 20 bytes of a contiguous ZSTN container of `size` bytes.
+    """
+
+def safetensors_header(header: object, data_len: int, require_tiling: bool) -> tuple:
+    """
+    The library's safetensors parser over a JSON header: ([(name, dtype, shape, begin, end)] in data order, [(key, value)] of __metadata__).
+    """
+
 def zstn_parse_index(index: object, data_len: int, frames_begin: int, frames_end: int) -> list[tuple[bytes, int, int, int, int, int, int]]:
     """
     Validated index entries: (name bytes, begin, end, kind 0=FRAME/1=REF, frame_offset, frame_len, ref_index).

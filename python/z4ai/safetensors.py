@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import struct
 import threading
 from typing import BinaryIO, Dict, List, Optional, cast
 
@@ -92,33 +91,31 @@ class ZstnReader:
         self._opaque: Optional[bytes] = None
         self._closed = False
         size = self._size()
-        head = self._read(0, min(size, 14))
-        need = 22 + (struct.unpack_from("<Q", head, 6)[0] if len(head) >= 14 and head[:4] == MAGIC else 0)
+        # The layout (prefix, footer, index, safetensors header) is read by the library: this class
+        # only fetches the bytes it names.
+        need = _z4ai.zstn_prefix_length(self._read(0, min(size, 14)))
         if need > size:
             raise _z4ai.Z4aiError("length_mismatch: ZSTN container is truncated")
         contiguous, hoff, hlen, self._data_len, self._body = _z4ai.zstn_parse_prefix(self._read(0, need))
         self._contiguous = bool(contiguous)
         self._header_bytes = self._read(hoff, hlen)
-        self._header = json.loads(self._header_bytes.decode("utf-8"))
+        # Old writers stored non-tiling files as one opaque frame (contiguous=0).
+        tensors, meta = _z4ai.safetensors_header(self._header_bytes, self._data_len, self._contiguous)
+        self._tensors: Dict[str, tuple] = {t[0]: t for t in tensors}  # name -> (name, dtype, shape, begin, end)
+        self._metadata = dict(meta)
         self._entries: Dict[str, tuple] = {}
-        self._order: List[str] = []
+        self._order: List[str] = [t[0] for t in tensors]
         if self._contiguous:
-            if size < self._body + _FOOTER_LEN:
-                raise _z4ai.Z4aiError("corrupt_stream: ZSTN container too short for its footer")
-            index_offset, index_len, trailer = struct.unpack("<QQ4s", self._read(size - _FOOTER_LEN, _FOOTER_LEN))
-            if trailer != MAGIC or index_offset + index_len != size - _FOOTER_LEN:
-                raise _z4ai.Z4aiError("corrupt_stream: ZSTN footer is damaged (truncated file?)")
+            index_offset, index_len = _z4ai.zstn_parse_footer(self._read(size - _FOOTER_LEN, _FOOTER_LEN)
+                                                              if size >= _FOOTER_LEN else b"", size, self._body)
             rows = _z4ai.zstn_parse_index(self._read(index_offset, index_len), self._data_len, self._body,
                                           index_offset)
             self._rows = rows
+            self._order = []
             for row in rows:
                 name = row[0].decode("utf-8")
                 self._entries[name] = row
                 self._order.append(name)
-        else:
-            tensors = [(k, v) for k, v in self._header.items() if k != "__metadata__"]
-            tensors.sort(key=lambda kv: kv[1]["data_offsets"][0])
-            self._order = [k for k, _ in tensors]
 
     @classmethod
     def open(cls, path: str) -> "ZstnReader":
@@ -195,12 +192,17 @@ class ZstnReader:
     def header(self) -> dict:
         """The original safetensors JSON header (dtype/shape/offsets, metadata)."""
         self._check_open()
-        return self._header
+        return json.loads(self._header_bytes.decode("utf-8"))  # checked by the library's parser on open
+
+    def tensors(self) -> List[tuple]:
+        """``(name, dtype, shape, begin, end)`` per tensor, in data-buffer order, as the library parsed them."""
+        self._check_open()
+        return [self._tensors[name] for name in self._tensors]
 
     def metadata(self) -> Dict[str, str]:
         """The ``__metadata__`` sub-dict, or empty if absent."""
         self._check_open()
-        return dict(self._header.get("__metadata__", {}))
+        return dict(self._metadata)
 
     def _resolve(self, name: str) -> tuple:
         try:
@@ -215,14 +217,13 @@ class ZstnReader:
         """Decompress and return the raw bytes of a single tensor (only its frame is read)."""
         self._check_open()
         if not self._contiguous:
-            meta = self._header.get(name)
-            if meta is None or name == "__metadata__":
+            t = self._tensors.get(name)
+            if t is None:
                 raise KeyError(f"no tensor named {name!r} in this ZSTN file")
             if self._opaque is None:
-                (flen,) = struct.unpack("<Q", self._read(self._body, 8))
-                self._opaque = _z4ai.decompress(self._read(self._body + 8, flen), 0)
-            b, e = meta["data_offsets"]
-            return self._opaque[b:e]
+                # one opaque frame holds every tensor: the library decodes the container whole
+                self._opaque = _z4ai.zstn_decompress(self._read(0, self._size()), 0)[8 + len(self._header_bytes):]
+            return self._opaque[t[3]:t[4]]
         row = self._resolve(name)
         return _z4ai.decompress(self._read(row[4], row[5]), 0)
 
@@ -242,13 +243,14 @@ class ZstnReader:
         import numpy as np
 
         self._check_open()
-        meta = self._header.get(name)
-        if meta is None or name == "__metadata__":
+        t = self._tensors.get(name)
+        if t is None:
             raise KeyError(f"no tensor named {name!r} in this ZSTN file")
-        np_dtype = _NUMPY.get(meta["dtype"])
+        _, dtype, shape, _, _ = t
+        np_dtype = _NUMPY.get(dtype)
         if np_dtype is None:
-            raise TypeError(f"tensor {name!r} dtype {meta['dtype']} has no native NumPy dtype; use read_raw()")
-        return np.frombuffer(self.read_raw(name), dtype=np.dtype(np_dtype)).reshape(meta["shape"])
+            raise TypeError(f"tensor {name!r} dtype {dtype} has no native NumPy dtype; use read_raw()")
+        return np.frombuffer(self.read_raw(name), dtype=np.dtype(np_dtype)).reshape(shape)
 
 
 __all__ = ["MAGIC", "ZstnReader", "compress_bytes", "decompress_bytes", "compress_file", "decompress_file"]

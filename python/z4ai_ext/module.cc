@@ -10,6 +10,7 @@
 
 #include "buffer.h"
 #include "ztensor/buffers.h"
+#include "ztensor/safetensors_header.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
 #include "z4ai/delta.h"
@@ -364,6 +365,43 @@ void z4ai_py::init_module(nb::module_& m) {
         return std::make_tuple(r->contiguous, r->header_offset, r->header_len, r->data_len, r->body_offset);
       },
       nb::arg("head"), "(contiguous, header_offset, header_len, data_len, body_offset) of a ZSTN container.");
+
+  m.def(
+      "zstn_prefix_length",
+      [](nb::handle head) {
+        Buffer in(head.ptr(), false);
+        auto r = z4ai::zstn::prefix_length(in.bytes());
+        check(r.status());
+        return r.value();
+      },
+      nb::arg("head"), "Bytes of a ZSTN container's prefix, from its first 14 bytes.");
+
+  m.def(
+      "zstn_parse_footer",
+      [](nb::handle footer, uint64_t size, uint64_t body_offset) {
+        Buffer in(footer.ptr(), false);
+        auto r = z4ai::zstn::parse_footer(in.bytes(), size, body_offset);
+        check(r.status());
+        return std::make_tuple(r->index_offset, r->index_len);
+      },
+      nb::arg("footer"), nb::arg("size"), nb::arg("body_offset"),
+      "(index_offset, index_len) from the last 20 bytes of a contiguous ZSTN container of `size` bytes.");
+
+  m.def(
+      "safetensors_header",
+      [](nb::handle header, uint64_t data_len, bool require_tiling) {
+        Buffer in(header.ptr(), false);
+        auto r = zt::parse_safetensors_header(in.bytes(), data_len, {zt::SafetensorsOrder::verbatim, require_tiling});
+        check(r.status());
+        nb::list tensors, metadata;
+        for (const zt::SafetensorsTensor& t : r->tensors)
+          tensors.append(nb::make_tuple(nb::str(t.name.data(), t.name.size()), t.st_dtype, t.shape, t.begin, t.end));
+        for (const auto& [k, v] : r->metadata) metadata.append(nb::make_tuple(k, v));
+        return nb::make_tuple(tensors, metadata);
+      },
+      nb::arg("header"), nb::arg("data_len"), nb::arg("require_tiling"),
+      "The library's safetensors parser over a JSON header: ([(name, dtype, shape, begin, end)] in data order, "
+      "[(key, value)] of __metadata__).");
 
   m.def(
       "zstn_parse_index",

@@ -39,12 +39,7 @@ class _VirtualSafetensors:
         self._z = zstn
         header = zstn._header_bytes
         self.prefix = struct.pack("<Q", len(header)) + header
-        spans: List[Tuple[int, int, str]] = []
-        for name, meta in zstn.header().items():
-            if name != "__metadata__":
-                b, e = meta["data_offsets"]
-                spans.append((int(b), int(e), name))
-        spans.sort()
+        spans: List[Tuple[int, int, str]] = sorted((b, e, name) for name, _, _, b, e in zstn.tensors())
         self._begins = [s[0] for s in spans]
         self._spans = spans
         self.size = len(self.prefix) + (max((s[1] for s in spans), default=0))

@@ -144,12 +144,6 @@ std::string describe(const Object& o, const std::string& role) {
   return s;
 }
 
-Status check_name(std::string_view name, std::string_view what, ErrorCode code) {
-  if (name.find('\0') == std::string_view::npos) return Status::Ok();
-  return Status(code, std::string(what) + " '" + std::string(name) +
-                          "' holds a NUL byte: names must not (C strings and the C API end at it)");
-}
-
 Result<uint64_t> element_count(const Object& o) {
   auto n = checked_product(o.shape);
   if (!n) return Status(ErrorCode::shape_overflow, describe(o) + ": product(shape) overflows u64");

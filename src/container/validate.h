@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/names.h"  // check_name, which every format applies too
 #include "ztensor/manifest.h"
 #include "ztensor/status.h"
 
@@ -27,13 +28,6 @@ std::string describe(const Object& o, const std::string& role = "");
 // component of `size` decoded bytes (read_component_range's rule).
 Status check_component_range(const Object& o, std::string_view role, uint64_t size, uint64_t offset,
                              uint64_t length);
-
-// An object, tensor or component name may not hold a NUL byte: C strings
-// (the C API, most tools) end there, so "a\0b" would read as "a" and could
-// shadow or hide another object. `what` names it in the message
-// ("object", "safetensors tensor"). Errors: `code` (invalid_structure for
-// readers of a file, invalid_argument for writers).
-Status check_name(std::string_view name, std::string_view what, ErrorCode code = ErrorCode::invalid_structure);
 
 // Element count of the logical shape; shape_overflow on u64 overflow.
 Result<uint64_t> element_count(const Object& o);

@@ -11,6 +11,8 @@
 //   (conversions, `zt compress`) are read with pread into memory of their
 //   own: a truncation at any time is an io_error.
 // Sources over bytes in memory (no file) hand out plain views.
+// (Not named FileBytes: ztensor/files.h has a zt::FileBytes, and two classes
+// of one name break the one-definition rule: the linker kept one destructor.)
 #pragma once
 
 #include <memory>

@@ -1,13 +1,7 @@
-// Strict reader for safetensors files, validated at least as strictly as the
-// safetensors library itself, and additionally refusing duplicate names.
-//
-// Byte layout (huggingface/safetensors):
-//   [0, 8)          u64 LE: N, the size of the JSON header
-//   [8, 8 + N)      UTF-8 JSON object: name -> {dtype, shape, data_offsets}
-//                   and an optional "__metadata__": {string: string}
-//   [8 + N, EOF)    data buffer; data_offsets are relative to its start and
-//                   the tensors must tile it exactly (no gaps, no overlaps,
-//                   no trailing bytes), so a file cannot hide a polyglot.
+// SafetensorsFile: a safetensors file (mapped, in memory or over a
+// ByteSource) parsed by the one safetensors parser
+// (ztensor/safetensors_header.h, which states the layout and the rules), and
+// the mapping of its dtype names to zTensor's types.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ztensor/safetensors_header.h"
 #include "convert/file_bytes.h"
 #include "ztensor/byte_source.h"
 #include "ztensor/dtype.h"
@@ -26,27 +21,6 @@
 #include "ztensor/status.h"
 
 namespace zt {
-
-// safetensors: "MAX_HEADER_SIZE = 100_000_000" -- a header size above this is
-// refused before any allocation.
-inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
-// Tensor entries nest three levels deep; anything deeper is an unknown field
-// that we skip, and this bounds how deep such a field may go.
-inline constexpr int kMaxSafetensorsJsonDepth = 64;
-// Size of the little-endian header-size prefix.
-inline constexpr uint64_t kSafetensorsPrefixBytes = 8;
-
-struct SafetensorsTensor {
-  std::string name;
-  std::string st_dtype;  // as written in the header: "F32", "F8_E4M3", ...
-  DType dtype = DType::u8;                // zTensor storage dtype
-  LogicalType type = LogicalType::none;   // fp8 / complex logical type
-  std::vector<uint64_t> shape;
-  uint64_t begin = 0, end = 0;  // data_offsets, relative to the data buffer
-  // Zero-copy view into the file; empty when the file is read through a
-  // ByteSource (SafetensorsFile::tensor_bytes reads it then).
-  std::span<const uint8_t> data;
-};
 
 // Mapping between safetensors dtype names and zTensor (dtype, logical type).
 // F8_E4M3 / F8_E5M2 are stored as u8 with a logical fp8 type; C64 as f32 with
@@ -57,11 +31,8 @@ const char* zt_to_safetensors_dtype(DType dtype, LogicalType type);
 
 class SafetensorsFile {
  public:
-  // Maps `path` and validates it. Errors: io_error, limit_exceeded (header
-  // size cap, nesting), offset_out_of_range (header past EOF, tensor past the
-  // buffer), malformed_manifest (not JSON), wrong_type, missing_field,
-  // unsupported (dtype), shape_overflow, length_mismatch (shape vs offsets),
-  // invalid_structure (gap, overlap, trailing bytes, duplicate name).
+  // Maps `path` and validates it. Errors: io_error, and those of
+  // parse_safetensors_prefix and parse_safetensors_header.
   // `copy_on_read`: every tensor read is a pread copy (file_bytes.h);
   // otherwise views, checked against truncation first.
   static Result<std::unique_ptr<SafetensorsFile>> open(const std::string& path, bool copy_on_read = false);
@@ -73,6 +44,8 @@ class SafetensorsFile {
                                                         std::shared_ptr<const void> owner);
 
   // In data-buffer order (the order the bytes appear in the file).
+  // A tensor's zTensor types: safetensors_dtype_to_zt(t.st_dtype, ...),
+  // which holds for every tensor an open file lists.
   const std::vector<SafetensorsTensor>& tensors() const { return tensors_; }
   // __metadata__ entries in header order; empty when absent.
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }

@@ -13,8 +13,11 @@ SafetensorsTensorSource::SafetensorsTensorSource(SafetensorsSource src)
   for (const auto& shard : src_.shards) {
     const uint64_t data_start = kSafetensorsPrefixBytes + shard->header_size();
     for (const auto& t : shard->tensors()) {
+      DType dtype = DType::u8;
+      LogicalType type = LogicalType::none;
+      safetensors_dtype_to_zt(t.st_dtype, &dtype, &type);  // holds for every tensor of an open file
       // offset is within the tensor's own shard
-      add_object(dense_object(t.name, t.shape, t.dtype, t.type, data_start + t.begin, t.end - t.begin));
+      add_object(dense_object(t.name, t.shape, dtype, type, data_start + t.begin, t.end - t.begin));
       slots_.push_back({&t, shard.get()});
     }
   }

@@ -26,7 +26,8 @@ ALLOWED = {
     "core": {"common", "container", "codec", "remote", "convert", "capi", "core"},
 }
 LAYER_OF_PUBLIC = {
-    "common": ["status", "error_codes", "export", "byte_source", "files", "buffers", "test_pause"],
+    "common": ["status", "error_codes", "export", "byte_source", "files", "buffers", "test_pause",
+               "safetensors_header"],
     "container": ["dtype", "value", "manifest", "reader", "writer", "source", "blob_codec"],
     "convert": ["convert", "gguf", "numpy_format", "onnx_format", "pytorch_format", "z4ai_encoding",
                 "sharded_writer"],

@@ -1,4 +1,5 @@
-"""Writes one crafted .zt file per failure kind and tests/corrupt/expected.json.
+"""Writes one crafted .zt file per failure kind, hostile safetensors/.npz/PyTorch files for the one
+safetensors parser and the one zip reader (foreign_craft.py), and tests/corrupt/expected.json.
 
 expected.json maps file name -> {"code", "stage", "object", "role", "why"}:
   code   the zt::error_code_name() a reader must raise (include/ztensor/status.h),
@@ -9,6 +10,7 @@ expected.json maps file name -> {"code", "stage", "object", "role", "why"}:
            verify       reader.verify() (and reading with open(path, verify=True))
 An accepted file (code null) also names what its object/role must read as:
   nbytes, sha256  the length and SHA-256 of those decoded bytes.
+A safetensors file also names `zstn`: the code the ZSTN writer gives for it.
 The reasoning behind each choice, with the spec sentence it rests on, is in
 tests/corrupt/README.md.
 
@@ -30,6 +32,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 import zt_craft as zc  # noqa: E402
 
+import foreign_craft  # noqa: E402  (beside this file)
+
 CASES: dict[str, dict] = {}
 FILES: dict[str, bytes] = {}
 # Bare codec frames (not .zt files): frames.json names the code z4ai.decompress must raise.
@@ -47,14 +51,22 @@ def stored_chunks_claim_frame(n=16):
     return header + struct.pack("<I", len(body)) * n + body * n
 
 
-def case(name, data, code, stage="open", obj=None, role=None, why="", reads=None):
-    """`reads`: for an accepted file, the bytes obj/role must decode to."""
-    assert name not in CASES, name
+def case(name, data, code, stage="open", obj=None, role=None, why="", reads=None, ext=".zt", zstn=None):
+    """`reads`: for an accepted file, the bytes obj/role must decode to. `zstn`: for a safetensors
+    file, the code the ZSTN writer must give."""
+    fname = name + ext
+    assert fname not in CASES, fname
     assert (code is None) == (reads is not None), name
-    FILES[name + ".zt"] = data
-    CASES[name + ".zt"] = {"code": code, "stage": stage, "object": obj, "role": role, "why": why}
+    FILES[fname] = data
+    CASES[fname] = {"code": code, "stage": stage, "object": obj, "role": role, "why": why}
     if reads is not None:
-        CASES[name + ".zt"].update(nbytes=len(reads), sha256=hashlib.sha256(reads).hexdigest())
+        CASES[fname].update(nbytes=len(reads), sha256=hashlib.sha256(reads).hexdigest())
+    if zstn is not None:
+        CASES[fname]["zstn"] = zstn
+
+
+def foreign_case(name, ext, data, code, why, zstn=None):
+    case(name, data, code, why=why, ext=ext, zstn=zstn)
 
 
 F32 = np.arange(4, dtype=np.float32)  # 16 bytes, shape [4]
@@ -452,8 +464,9 @@ def build():
 
 def main():
     build()
+    foreign_craft.build(foreign_case)
     for name in os.listdir(HERE):
-        if name.endswith(".zt") and name not in FILES:
+        if name.endswith((".zt", ".safetensors", ".npz", ".pt")) and name not in FILES:
             os.remove(os.path.join(HERE, name))
     for name, data in FILES.items():
         # the 200,000-deep manifest needs 200,000 bytes; everything else is tiny

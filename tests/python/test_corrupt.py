@@ -89,6 +89,20 @@ def test_rejected_on_open(fname):
     _assert_code(ei, e, fname)
 
 
+@pytest.mark.parametrize("fname", sorted(f for f, e in EXPECTED.items() if "zstn" in e))
+def test_safetensors_refused_by_the_zstn_writer_too(fname):
+    """The ZSTN writer takes its verdict from the one safetensors parser: what ztensor.open refuses,
+    z4ai.safetensors.compress_bytes refuses (a bad argument to it: invalid_argument, the message
+    naming the parser's code)."""
+    import z4ai.safetensors as zst
+
+    e = EXPECTED[fname]
+    with pytest.raises(ztensor.ZTensorError) as ei:
+        zst.compress_bytes((CORRUPT / fname).read_bytes())
+    assert ei.value.code == e["zstn"], f"{fname}: {ei.value}"
+    assert e["code"] in str(ei.value), f"{fname}: {ei.value}"
+
+
 @pytest.mark.parametrize("fname", sorted(f for f, e in EXPECTED.items() if e["code"] and e["stage"] == "read"))
 def test_rejected_on_read(fname):
     e = EXPECTED[fname]

@@ -9,7 +9,7 @@
 
 #include "codec/common/byte_io.h"
 #include "codec/common/digest.h"
-#include "codec/common/safetensors_header.h"
+#include "codec/common/safetensors_input.h"
 #include "codec/common/thread_pool.h"
 #include "codec/delta/model_delta_format.h"
 #include "z4ai/codec.h"
@@ -19,7 +19,7 @@ namespace z4ai {
 namespace {
 
 using detail::ModelDeltaKind;
-using detail::SafetensorsTensor;
+using zt::SafetensorsTensor;
 
 struct Plan {
   std::string name;
@@ -50,7 +50,7 @@ std::vector<Plan> tile(const std::vector<SafetensorsTensor>& tensors, uint64_t d
   for (const SafetensorsTensor& t : tensors) {
     if (t.begin < pos) continue;
     if (t.begin > pos) plans.push_back(make_plan("", "", pos, t.begin, nullptr));
-    auto dt = parse_dtype(t.dtype);
+    auto dt = parse_dtype(t.st_dtype);
     plans.push_back(make_plan(t.name, dt.ok() ? dtype_name(dt.value()) : "", t.begin, t.end, &t));
     pos = t.end;
   }
@@ -99,14 +99,14 @@ bool is_model_delta(std::span<const uint8_t> bytes) {
 zt::Result<std::vector<uint8_t>> compress_model_delta(std::span<const uint8_t> target_st,
                                                       std::span<const uint8_t> base_st,
                                                       const ModelDeltaOptions& options) {
-  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout target, detail::parse_safetensors(target_st));
-  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout base, detail::parse_safetensors(base_st));
-  std::vector<Plan> plans = tile(target.tensors, target.data.size());
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout target, detail::parse_safetensors_input(target_st));
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout base, detail::parse_safetensors_input(base_st));
+  std::vector<Plan> plans = tile(target.parsed.tensors, target.data.size());
   if (plans.size() > UINT32_MAX) return zt::Status(zt::ErrorCode::limit_exceeded, "Z4DM: too many tensors");
 
   std::unordered_map<std::string_view, const SafetensorsTensor*> by_name;
   std::unordered_map<uint64_t, std::vector<const SafetensorsTensor*>> by_digest;
-  for (const SafetensorsTensor& t : base.tensors) {
+  for (const SafetensorsTensor& t : base.parsed.tensors) {
     by_name.emplace(t.name, &t);
     by_digest[detail::xxh3_64(base.data.subspan(size_t(t.begin), size_t(t.end - t.begin)))].push_back(&t);
   }
@@ -116,7 +116,7 @@ zt::Result<std::vector<uint8_t>> compress_model_delta(std::span<const uint8_t> t
     auto bytes = target.data.subspan(size_t(p.begin), size_t(p.end - p.begin));
     if (const SafetensorsTensor* t = p.tensor)
       if (auto it = by_name.find(t->name);
-          it != by_name.end() && it->second->dtype == t->dtype && it->second->shape == t->shape)
+          it != by_name.end() && it->second->st_dtype == t->st_dtype && it->second->shape == t->shape)
         p.base = it->second;
     // COPY: identical bytes anywhere in the base (same name first, then renames).
     const SafetensorsTensor* same = nullptr;
@@ -161,7 +161,7 @@ zt::Result<std::vector<uint8_t>> compress_model_delta(std::span<const uint8_t> t
   std::vector<uint8_t> out(detail::kMagicModelDelta, detail::kMagicModelDelta + 4);
   detail::put_u8(out, detail::kModelDeltaVersion);
   for (int i = 0; i < 3; ++i) detail::put_u8(out, 0);
-  detail::put_u64(out, target.header_len);
+  detail::put_u64(out, target.parsed.header_len);
   detail::put_bytes(out, target.header);
   detail::put_u64(out, target.data.size());
   detail::put_u64(out, base.data.size());

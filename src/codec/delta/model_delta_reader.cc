@@ -8,7 +8,7 @@
 
 #include "codec/common/byte_io.h"
 #include "codec/common/digest.h"
-#include "codec/common/safetensors_header.h"
+#include "codec/common/safetensors_input.h"
 #include "codec/common/thread_pool.h"
 #include "codec/pypi/legacy_format.h"
 #include "codec/delta/model_delta_format.h"
@@ -99,7 +99,7 @@ zt::Status decompress_model_delta_into(std::span<const uint8_t> frame, std::span
                                        std::span<uint8_t> out, unsigned threads) {
   if (detail::is_legacy_model_delta(frame)) return detail::decode_legacy_model_delta_into(frame, base_st, out);
   ZT_ASSIGN_OR_RETURN(detail::ModelDeltaLayout l, detail::parse_model_delta(frame));
-  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout base, detail::split_safetensors(base_st));
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout base, detail::split_safetensors_input(base_st));
   if (base.data.size() != l.base_data_len || detail::xxh3_64(base.data) != l.base_digest)
     return {zt::ErrorCode::digest_mismatch, "Z4DM frame: the base is not the checkpoint this delta was made against"};
   if (out.size() != 8 + l.header.size() + l.data_len)

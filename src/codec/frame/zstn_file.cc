@@ -19,7 +19,7 @@
 
 #include "codec/common/byte_io.h"
 #include "codec/common/digest.h"
-#include "codec/common/safetensors_header.h"
+#include "codec/common/safetensors_input.h"
 #include "codec/common/thread_pool.h"
 #include "codec/frame/chunk_codec.h"
 #include "codec/frame/frame_format.h"
@@ -232,8 +232,9 @@ zt::Status decode_opaque(const PreadFile& f, const Prefix& p, std::span<const ui
   ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> data, z4ai::decompress(frame, workers));
   detail::put_bytes(st, data);
   data = {};
-  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
-  stats.tensors = layout.tensors.size();
+  // Written from a file whose tensors need not tile its data buffer.
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout layout, detail::parse_safetensors_input(st, /*require_tiling=*/false));
+  stats.tensors = layout.parsed.tensors.size();
   return emit(std::span<const uint8_t>(st).subspan(size_t(8 + p.header_len)));
 }
 
@@ -241,14 +242,11 @@ zt::Status decode_opaque(const PreadFile& f, const Prefix& p, std::span<const ui
 zt::Result<std::vector<IndexEntry>> read_index(const PreadFile& f, const Prefix& p) {
   const std::string& path = f.path();
   if (f.size() < p.body_offset + kFooterBytes) return corrupt(path, "too short for the footer");
-  const uint64_t footer_at = f.size() - kFooterBytes;
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> footer, f.read_vec(footer_at, kFooterBytes));
-  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0) return corrupt(path, "footer sentinel missing (truncated file?)");
-  const uint64_t index_offset = detail::load_u64(footer.data()), index_len = detail::load_u64(footer.data() + 8);
-  if (index_offset < p.body_offset || index_offset > footer_at || index_len != footer_at - index_offset)
-    return corrupt(path, "index must sit between the frames and the footer");
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> index, f.read_vec(index_offset, index_len));
-  return parse_index(index, p.data_len, p.body_offset, index_offset);
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> footer, f.read_vec(f.size() - kFooterBytes, kFooterBytes));
+  auto where = parse_footer(footer, f.size(), p.body_offset);
+  if (!where.ok()) return zt::Status(where.status().code(), where.status().message() + " (in '" + path + "')");
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> index, f.read_vec(where->index_offset, where->index_len));
+  return parse_index(index, p.data_len, p.body_offset, where->index_offset);
 }
 
 // The tensors of a contiguous = 1 container in order, a window of entries at

@@ -37,6 +37,25 @@ zt::Result<Prefix> parse_prefix(std::span<const uint8_t> head) {
   return p;
 }
 
+zt::Result<uint64_t> prefix_length(std::span<const uint8_t> head) {
+  if (!is_zstn(head)) return zt::Status(zt::ErrorCode::bad_magic, "ZSTN container: magic is not 'ZSTN'");
+  if (head.size() < 14) return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN container: need 14 bytes for the prefix");
+  const uint64_t header_len = detail::load_u64(head.data() + 6);
+  if (header_len > kMaxFrameOriginalBytes) return zt::Status(zt::ErrorCode::limit_exceeded, "ZSTN: header over 1 TiB");
+  return 22 + header_len;
+}
+
+zt::Result<Footer> parse_footer(std::span<const uint8_t> footer, uint64_t size, uint64_t body_offset) {
+  if (size < body_offset || size - body_offset < kFooterBytes || footer.size() != kFooterBytes)
+    return corrupt("too short for the footer");
+  if (std::memcmp(footer.data() + 16, "ZSTN", 4) != 0) return corrupt("footer sentinel missing (truncated file?)");
+  const Footer f{detail::load_u64(footer.data()), detail::load_u64(footer.data() + 8)};
+  const uint64_t footer_at = size - kFooterBytes;
+  if (f.index_offset < body_offset || f.index_offset > footer_at || f.index_len != footer_at - f.index_offset)
+    return corrupt("index must sit between the frames and the footer");
+  return f;
+}
+
 zt::Result<std::vector<IndexEntry>> parse_index(std::span<const uint8_t> index, uint64_t data_len,
                                                 uint64_t frames_begin, uint64_t frames_end) {
   detail::ByteReader r(index);
@@ -92,14 +111,9 @@ zt::Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> z, unsigned
       return zt::Status(zt::ErrorCode::length_mismatch, "ZSTN: opaque frame does not decode to data_len bytes");
   } else {
     if (z.size() < p.body_offset + kFooterBytes) return corrupt("too short for the footer");
-    const uint8_t* f = z.data() + z.size() - kFooterBytes;
-    if (std::memcmp(f + 16, "ZSTN", 4) != 0) return corrupt("footer sentinel missing (truncated file?)");
-    const uint64_t index_offset = detail::load_u64(f), index_len = detail::load_u64(f + 8);
-    const uint64_t footer_at = z.size() - kFooterBytes;
-    if (index_offset < p.body_offset || index_offset > footer_at || index_len != footer_at - index_offset)
-      return corrupt("index must sit between the frames and the footer");
-    ZT_ASSIGN_OR_RETURN(entries, parse_index(z.subspan(size_t(index_offset), size_t(index_len)), p.data_len,
-                                             p.body_offset, index_offset));
+    ZT_ASSIGN_OR_RETURN(Footer f, parse_footer(z.last(kFooterBytes), z.size(), p.body_offset));
+    ZT_ASSIGN_OR_RETURN(entries, parse_index(z.subspan(size_t(f.index_offset), size_t(f.index_len)), p.data_len,
+                                             p.body_offset, f.index_offset));
     // Each FRAME must declare its span and hold a chunk table that fits its
     // bytes: the output is allocated only once every frame has said so.
     for (const IndexEntry& e : entries) {

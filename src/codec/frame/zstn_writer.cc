@@ -1,4 +1,4 @@
-// ZSTN v3 writer: parses the safetensors header (codec/common/safetensors_header.h,
+// ZSTN v3 writer: parses the safetensors header (codec/common/safetensors_input.h,
 // ties between equal offsets broken in document order), stores byte-identical
 // tensors once as REF entries, compresses the unique ones in parallel with
 // their declared dtype, window by window, handing the bytes to a sink in
@@ -10,7 +10,7 @@
 
 #include "codec/common/byte_io.h"
 #include "codec/common/digest.h"
-#include "codec/common/safetensors_header.h"
+#include "codec/common/safetensors_input.h"
 #include "codec/common/thread_pool.h"
 #include "codec/frame/frame_format.h"
 #include "codec/frame/zstn_input.h"
@@ -26,7 +26,7 @@ constexpr uint8_t kMagic[4] = {'Z', 'S', 'T', 'N'};
 constexpr size_t kWindowTensorsPerWorker = 4;
 constexpr uint64_t kWindowBytes = uint64_t{64} << 20;
 
-using Tensor = detail::SafetensorsTensor;
+using Tensor = zt::SafetensorsTensor;
 
 // The input's bytes on demand: with no pager (`st` all in memory) fetching
 // and dropping do nothing.
@@ -40,15 +40,6 @@ struct Input {
     if (pager) pager->drop_all();
   }
 };
-
-bool is_contiguous(const std::vector<Tensor>& tensors, uint64_t data_len) {
-  uint64_t pos = 0;
-  for (const Tensor& t : tensors) {
-    if (t.begin != pos) return false;
-    pos = t.end;
-  }
-  return pos == data_len;
-}
 
 }  // namespace
 
@@ -122,7 +113,7 @@ class ContainerWriter {
 
 CompressOptions tensor_options(const CompressOptions& co, const Tensor& t) {
   CompressOptions to = co;
-  auto dt = parse_dtype(t.dtype);
+  auto dt = parse_dtype(t.st_dtype);
   to.dtype = dt.ok() ? dtype_name(dt.value()) : "";
   return to;
 }
@@ -243,20 +234,22 @@ void put_index(std::vector<uint8_t>& out, const std::vector<Tensor>& tensors, co
 // memory) fetches tensor bytes before each use.
 zt::Status write_container(std::span<const uint8_t> st, const Options& o, const ByteSink& sink, bool stream_large,
                            const Input& input = {}) {
-  ZT_ASSIGN_OR_RETURN(detail::SafetensorsLayout layout, detail::parse_safetensors(st));
-  const uint64_t header_len = layout.header_len;
-  const std::vector<Tensor>& tensors = layout.tensors;  // names already capped at 65535 bytes
-  const std::span<const uint8_t> data = st.subspan(size_t(8 + header_len));
-  const bool contiguous = is_contiguous(tensors, data.size());
+  // The parser refuses tensors that do not tile the data buffer, so every
+  // container written is contiguous = 1 (readers still take the opaque
+  // contiguous = 0 containers earlier writers made of such files).
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout layout, detail::parse_safetensors_input(st));
+  const uint64_t header_len = layout.parsed.header_len;
+  const std::vector<Tensor>& tensors = layout.parsed.tensors;  // names already capped at 65535 bytes
+  const std::span<const uint8_t> data = layout.data;
   if (tensors.size() > UINT32_MAX) return zt::Status(zt::ErrorCode::limit_exceeded, "ZSTN: too many tensors");
 
   ContainerWriter w(o, sink, data.size());
   std::vector<uint8_t>& out = w.pending();
   detail::put_bytes(out, kMagic);
   detail::put_u8(out, kVersion);
-  detail::put_u8(out, contiguous ? 1 : 0);
+  detail::put_u8(out, 1);  // contiguous
   detail::put_u64(out, header_len);
-  detail::put_bytes(out, st.subspan(8, size_t(header_len)));
+  detail::put_bytes(out, layout.header);
   detail::put_u64(out, data.size());
 
   CompressOptions co;
@@ -264,15 +257,6 @@ zt::Status write_container(std::span<const uint8_t> st, const Options& o, const 
   co.threads = o.threads;
   co.effort = o.effort;
   w.report(0);
-  if (!contiguous) {
-    if (input.pager) ZT_RETURN_IF_ERROR(input.pager->fetch(0, data.size()));  // one opaque frame of it all
-    ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> frame, z4ai::compress(data, co));
-    detail::put_u64(out, frame.size());
-    ZT_RETURN_IF_ERROR(w.flush());
-    ZT_RETURN_IF_ERROR(w.emit(frame));
-    w.report(data.size());
-    return zt::Status();
-  }
 
   std::vector<size_t> unique;
   ZT_ASSIGN_OR_RETURN(const std::vector<int64_t> ref, find_ties(tensors, data, input, unique));

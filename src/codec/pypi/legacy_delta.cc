@@ -7,7 +7,7 @@
 #include <string>
 
 #include "codec/common/byte_io.h"
-#include "codec/common/safetensors_header.h"
+#include "codec/common/safetensors_input.h"
 #include "codec/pypi/blake2b.h"
 #include "codec/pypi/legacy_format.h"
 #include "z4ai/codec.h"
@@ -157,11 +157,11 @@ zt::Status decode_legacy_model_delta_into(std::span<const uint8_t> f, std::span<
   ZT_ASSIGN_OR_RETURN(ModelLayout l, parse_model(f));
   if (out.size() != 8 + l.header.size() + l.data_len)
     return model_error(ErrorCode::length_mismatch, "output buffer has the wrong length");
-  ZT_ASSIGN_OR_RETURN(SafetensorsLayout base, parse_safetensors(base_st));
+  ZT_ASSIGN_OR_RETURN(zt::SafetensorsLayout base, parse_safetensors_input(base_st));
   if (blake2b(base.data, kModelDigestBytes) != std::vector<uint8_t>(l.base_digest.begin(), l.base_digest.end()))
     return model_error(ErrorCode::digest_mismatch, "the base is not the checkpoint this delta was made against");
   std::map<std::string, std::span<const uint8_t>> by_name;
-  for (const auto& t : base.tensors)
+  for (const auto& t : base.parsed.tensors)
     if (t.begin <= t.end && t.end <= base.data.size())
       by_name[t.name] = base.data.subspan(size_t(t.begin), size_t(t.end - t.begin));
   store_u64(out.data(), l.header.size());

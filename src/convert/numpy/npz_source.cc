@@ -1,7 +1,6 @@
 // A .npz archive as a TensorSource: one dense object per `<name>.npy`
 // member. Stored members are views of the file; deflated ones are inflated
 // on read into a buffer of exactly their declared size.
-#include <zlib.h>
 
 #include <algorithm>
 
@@ -11,9 +10,9 @@
 #include "convert/file_bytes.h"
 #include "convert/indexed_source.h"
 #include "convert/mapped_open.h"
-#include "convert/numpy/inflate.h"
+#include "convert/zip/inflate.h"
 #include "convert/numpy/npy_array.h"
-#include "convert/numpy/zip_reader.h"
+#include "convert/zip/zip_reader.h"
 #include "ztensor/numpy_format.h"
 
 namespace zt {
@@ -24,16 +23,6 @@ namespace {
 // covers block headers of tiny members.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 constexpr uint64_t kDeflateRatioSlack = 1024;
-
-uint32_t crc32_of(std::span<const uint8_t> b) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (uint64_t done = 0; done < b.size();) {
-    const uint64_t n = std::min<uint64_t>(b.size() - done, 1u << 30);
-    crc = crc32(crc, b.data() + done, static_cast<uInt>(n));
-    done += n;
-  }
-  return static_cast<uint32_t>(crc);
-}
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -158,7 +147,7 @@ class NpzSource final : public IndexedSource {
   }
 
   static Status check_crc(const zip::Member& m, std::span<const uint8_t> data) {
-    const uint32_t got = crc32_of(data);
+    const uint32_t got = zip::crc32_of(data);
     if (got != m.crc32)
       return Status(ErrorCode::digest_mismatch, "npz member '" + m.name + "': CRC-32 is " + std::to_string(got) +
                                                     ", the archive records " + std::to_string(m.crc32));

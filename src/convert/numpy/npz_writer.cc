@@ -1,6 +1,5 @@
 #include "convert/numpy/npz_writer.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <vector>
@@ -8,7 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/checked_math.h"
 #include "convert/numpy/npy_header.h"
-#include "convert/numpy/zip_reader.h"
+#include "convert/zip/zip_reader.h"
 #include "ztensor/reader.h"  // ComponentBytes
 
 namespace zt::npz {
@@ -162,17 +161,6 @@ Result<Planned> plan_object(const Object& o) {
   return Planned{&o, o.name + ".npy", std::move(header), *bytes};
 }
 
-uint32_t crc_update(uint32_t crc, std::span<const uint8_t> data) {
-  // zlib's crc32 takes a 32-bit length: feed large buffers in pieces.
-  constexpr size_t kChunk = size_t{1} << 30;
-  while (!data.empty()) {
-    size_t n = std::min(data.size(), kChunk);
-    crc = static_cast<uint32_t>(::crc32(crc, data.data(), static_cast<uInt>(n)));
-    data = data.subspan(n);
-  }
-  return crc;
-}
-
 std::span<const uint8_t> as_bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
@@ -303,7 +291,7 @@ Result<ConvertStats> write_npz(const TensorSource& source, const std::string& ou
                                                     std::to_string(data.bytes.size()) + " bytes, shape needs " +
                                                     std::to_string(p.data_bytes));
     CentralEntry e{p.member, 0, p.npy_header.size() + p.data_bytes, file->position()};
-    e.crc = crc_update(crc_update(static_cast<uint32_t>(::crc32(0, nullptr, 0)), as_bytes(p.npy_header)), data.bytes);
+    e.crc = zip::crc32_update(zip::crc32_of(as_bytes(p.npy_header)), data.bytes);
     const bool zip64 = options.force_zip64 || e.size >= kMax32;
     ZT_RETURN_IF_ERROR(file->write(local_header(e, zip64).span()));
     ZT_RETURN_IF_ERROR(file->write(as_bytes(p.npy_header)));

@@ -13,7 +13,7 @@
 #include "convert/indexed_source.h"
 #include "convert/mapped_open.h"
 #include "convert/pytorch/torch_view_bits.h"
-#include "convert/pytorch/torch_zip.h"
+#include "convert/zip/zip_reader.h"
 #include "ztensor/pytorch_format.h"
 #include "ztensor/reader.h"
 
@@ -29,7 +29,7 @@ constexpr uint8_t kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x
 struct TensorSlot {
   TorchTensorRef ref;
   std::span<const uint8_t> storage;  // the storage's bytes as declared
-  const ZipMember* member = nullptr;
+  const zip::Member* member = nullptr;
   bool contiguous = true;
   uint64_t nbytes = 0;
   uint64_t reach_end = 0;  // bytes of the storage the view reaches: [storage_offset * width, reach_end)
@@ -99,11 +99,11 @@ class TorchSource final : public IndexedSource {
   }
 
   Status verify() const override {
-    for (const ZipMember* m : checked_members_) {
+    for (const zip::Member* m : checked_members_) {
       auto stored = zip_.stored_bytes(file_, *m);
       if (!stored.ok()) return stored.status();
       ZT_ASSIGN_OR_RETURN(ComponentBytes bytes, access_.read_to_decode(*stored, owner_));
-      uint32_t crc = zip_crc32(bytes.bytes);
+      uint32_t crc = zip::crc32_of(bytes.bytes);
       if (crc != m->crc32)
         return {ErrorCode::digest_mismatch, "pytorch: zip member '" + m->name + "' fails its CRC-32"};
     }
@@ -119,27 +119,27 @@ class TorchSource final : public IndexedSource {
   std::span<const uint8_t> file_;
   std::shared_ptr<const void> owner_;
   FileByteAccess access_;
-  ZipIndex zip_;
+  zip::Archive zip_;
   bool big_endian_ = false;
   std::vector<TensorSlot> slots_;  // parallel to manifest_.objects
-  std::vector<const ZipMember*> checked_members_;
+  std::vector<const zip::Member*> checked_members_;
 };
 
-bool has_member_under(const ZipIndex& zip, const std::string& folder) {
-  for (const auto& m : zip.members())
+bool has_member_under(const zip::Archive& archive, const std::string& folder) {
+  for (const auto& m : archive.members())
     if (m.name.starts_with(folder)) return true;
   return false;
 }
 
 // Checks one tensor's view against its storage record and fills the slot.
-Result<TensorSlot> place(const TorchTensorRef& t, const ZipIndex& zip, std::span<const uint8_t> file, const std::string& prefix) {
+Result<TensorSlot> place(const TorchTensorRef& t, const zip::Archive& archive, std::span<const uint8_t> file, const std::string& prefix) {
   TensorSlot s;
   s.ref = t;
   const std::string where = "pytorch: tensor '" + t.name + "'";
   std::string record = prefix + "/data/" + t.storage_key;
-  s.member = zip.find(record);
+  s.member = archive.find(record);
   if (!s.member) return Status(ErrorCode::missing_component, where + ": storage record '" + record + "' is not in the archive");
-  ZT_ASSIGN_OR_RETURN(auto bytes, zip.stored_bytes(file, *s.member));
+  ZT_ASSIGN_OR_RETURN(auto bytes, archive.stored_bytes(file, *s.member));
   if (t.storage_bytes > bytes.size())
     return Status(ErrorCode::length_mismatch, where + ": storage '" + t.storage_key + "' declares " + std::to_string(t.storage_bytes) +
                                                   " bytes but its record holds " + std::to_string(bytes.size()));
@@ -203,17 +203,17 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
   if (file.size() >= sizeof kLegacyMagic && std::memcmp(file.data(), kLegacyMagic, sizeof kLegacyMagic) == 0)
     return Status(ErrorCode::unsupported,
                   "pytorch: legacy (pre-1.6, non-zip) torch.save format is not read; re-save it with a current torch.save");
-  auto zip = ZipIndex::parse(file);
-  if (!zip.ok()) {
-    if (zip.status().code() == ErrorCode::bad_magic)
-      return Status(ErrorCode::bad_magic, "pytorch: not a torch.save zip archive (" + zip.status().message() + ")");
-    return zip.status();
+  auto archive = zip::Archive::open(file);
+  if (!archive.ok()) {
+    if (archive.status().code() == ErrorCode::bad_magic)
+      return Status(ErrorCode::bad_magic, "pytorch: not a torch.save zip archive (" + archive.status().message() + ")");
+    return archive.status();
   }
   auto src = std::unique_ptr<TorchSource>(new TorchSource());
   src->file_ = file;
   src->owner_ = std::move(owner);
   src->access_ = std::move(access);
-  src->zip_ = std::move(zip).value();
+  src->zip_ = std::move(archive).value();
   // Records live under one top-level folder named after the saved file.
   const auto& members = src->zip_.members();
   if (members.empty()) return Status(ErrorCode::bad_magic, "pytorch: empty zip archive");
@@ -225,9 +225,9 @@ Result<std::unique_ptr<TensorSource>> TorchSource::load(std::span<const uint8_t>
     return Status(ErrorCode::unsupported,
                   "pytorch: TorchScript archive (torch.jit.save, code/ and constants.pkl records): not supported; "
                   "save the module's state_dict() with torch.save to read its tensors");
-  const ZipMember* pkl = src->zip_.find(prefix + "/data.pkl");
+  const zip::Member* pkl = src->zip_.find(prefix + "/data.pkl");
   if (!pkl) return Status(ErrorCode::bad_magic, "pytorch: zip has no '" + prefix + "/data.pkl' record (not a torch.save checkpoint)");
-  if (const ZipMember* bo = src->zip_.find(prefix + "/byteorder")) {
+  if (const zip::Member* bo = src->zip_.find(prefix + "/byteorder")) {
     ZT_ASSIGN_OR_RETURN(auto b, src->zip_.stored_bytes(file, *bo));
     std::string_view order(reinterpret_cast<const char*>(b.data()), b.size());
     if (order == "big")

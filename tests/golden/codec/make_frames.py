@@ -433,10 +433,19 @@ def other_kinds(ref: np.ndarray) -> None:
     gap = bytearray(safetensors(tensors[:2]))
     gap += b"\0" * 16  # bytes no tensor covers
     gap = bytes(gap)
-    frame = zst.compress_bytes(gap, threads=1, workers=1)
-    assert frame[5] == 0
+    # The writer now refuses such a file (the one safetensors parser wants the tensors to tile the
+    # buffer); readers still take the contiguous=0 containers earlier writers made, so that frame
+    # stays pinned as committed, decode-only.
+    try:
+        zst.compress_bytes(gap, threads=1, workers=1)
+        raise AssertionError("the ZSTN writer accepted a safetensors file with a gap")
+    except z4ai.Z4aiError as e:
+        assert e.code == "invalid_argument", e
+    frame = (HERE / "zstn_opaque.zstn").read_bytes()
+    assert frame[5] == 0 and zst.decompress_bytes(frame) == gap
     add("zstn_opaque", "zstn", frame, gap, {"level": -1, "effort": "fast"}, zstn_layout(frame),
-        "tensors that do not tile the data buffer: the whole buffer one frame")
+        "tensors that do not tile the data buffer: the whole buffer one frame, as earlier writers made it",
+        encoder_refuses="invalid_argument")
 
     # Z4DM against zstn_tiled's safetensors: COPY, a rename (COPY), DELTA and FULL entries.
     tuned_emb = emb.copy()

@@ -94,13 +94,30 @@ def test_reader_random_access(tmp_path):
     assert out.read_bytes() == st
 
 
-def test_non_contiguous_buffer_uses_one_opaque_frame():
+def test_tensors_that_do_not_tile_are_refused_like_ztensor_open_refuses_them():
     st = build_safetensors(model(), gap=8)
-    z = zs.compress_bytes(st)
-    assert z[5] == 0
-    assert zs.decompress_bytes(z) == st
-    r = zs.ZstnReader.from_bytes(z)
-    assert r.read_raw("ids") == np.arange(77, dtype=np.int64).tobytes()
+    with pytest.raises(z4ai.Z4aiError) as e:
+        zs.compress_bytes(st)
+    assert e.value.code == "invalid_argument" and "invalid_structure" in str(e.value)
+
+
+def test_reader_takes_its_layout_from_the_library_and_reads_opaque_containers():
+    """ZstnReader lists tensors as the library's safetensors parser reads the stored header, for a
+    container of per-tensor frames and for the contiguous=0 containers earlier writers made."""
+    from pathlib import Path
+
+    r = zs.ZstnReader.from_bytes(zs.compress_bytes(build_safetensors(model())))
+    assert r.tensors()[0] == ("embed.weight", "F32", [300, 64], 0, 300 * 64 * 4)
+    assert [t[0] for t in r.tensors()] == r.names()
+    golden = Path(__file__).resolve().parents[2] / "golden/codec/zstn_opaque.zstn"
+    z = golden.read_bytes()
+    st = zs.decompress_bytes(z)
+    with zs.ZstnReader.from_bytes(z) as r:
+        names = r.names()
+        assert len(names) == 2
+        data_at = 8 + struct.unpack_from("<Q", st)[0]
+        for name, _, _, begin, end in r.tensors():
+            assert r.read_raw(name) == st[data_at + begin:data_at + end]
 
 
 def test_corrupt_containers_raise():

@@ -37,13 +37,16 @@ inline std::vector<uint8_t> random_bytes(size_t n, uint32_t seed = 7) {
   return out;
 }
 
-// name, dtype, bytes -> a contiguous safetensors buffer (shape = byte count).
+// name, dtype, bytes -> a contiguous safetensors buffer (rank 1: bytes / width elements).
 using TensorSpec = std::tuple<std::string, std::string, std::vector<uint8_t>>;
 inline std::vector<uint8_t> safetensors(const std::vector<TensorSpec>& ts) {
   std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
   std::vector<uint8_t> data;
   for (const auto& [name, dtype, bytes] : ts) {
-    header += ",\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + std::to_string(bytes.size()) +
+    const size_t width = dtype == "F64" || dtype == "I64" || dtype == "U64" ? 8
+                         : dtype == "F32" || dtype == "I32" || dtype == "U32" ? 4
+                         : dtype == "BF16" || dtype == "F16" || dtype == "I16" || dtype == "U16" ? 2 : 1;
+    header += ",\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + std::to_string(bytes.size() / width) +
               "],\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + bytes.size()) +
               "]}";
     data.insert(data.end(), bytes.begin(), bytes.end());

@@ -44,16 +44,22 @@ TEST(SafetensorsReader, ValidFileGivesZeroCopyTensorsInDataOrder) {
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   const auto& f = *r.value();
   ASSERT_EQ(f.tensors().size(), 3u);
+  DType dtype;
+  LogicalType type;
   EXPECT_EQ(f.tensors()[0].name, "m");
-  EXPECT_EQ(f.tensors()[0].dtype, DType::u8);
-  EXPECT_EQ(f.tensors()[0].type, LogicalType::f8_e4m3fn);
+  ASSERT_TRUE(safetensors_dtype_to_zt(f.tensors()[0].st_dtype, &dtype, &type));
+  EXPECT_EQ(dtype, DType::u8);
+  EXPECT_EQ(type, LogicalType::f8_e4m3fn);
   EXPECT_EQ(f.tensors()[1].name, "w");
-  EXPECT_EQ(f.tensors()[1].dtype, DType::f32);
+  ASSERT_TRUE(safetensors_dtype_to_zt(f.tensors()[1].st_dtype, &dtype, &type));
+  EXPECT_EQ(dtype, DType::f32);
   EXPECT_EQ(f.tensors()[1].shape, (std::vector<uint64_t>{2, 3}));
-  EXPECT_EQ(f.tensors()[1].data.data(), bytes.data() + 8 + h.size() + 4);  // zero copy
-  EXPECT_EQ(f.tensors()[1].data.size(), 24u);
+  auto w = f.tensor_bytes(f.tensors()[1]);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->bytes.data(), bytes.data() + 8 + h.size() + 4);  // zero copy
+  EXPECT_EQ(w->bytes.size(), 24u);
   EXPECT_EQ(f.tensors()[2].name, "e");
-  EXPECT_TRUE(f.tensors()[2].data.empty());
+  EXPECT_TRUE(f.tensor_bytes(f.tensors()[2])->bytes.empty());
   ASSERT_TRUE(f.has_metadata());
   ASSERT_EQ(f.metadata().size(), 2u);
   EXPECT_EQ(f.metadata()[0], (std::pair<std::string, std::string>{"format", "pt"}));

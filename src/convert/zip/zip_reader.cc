@@ -1,7 +1,10 @@
 // Central directory parsing with every size and offset bounds-checked.
-#include "convert/numpy/zip_reader.h"
+#include "convert/zip/zip_reader.h"
+
+#include <zlib.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "common/checked_math.h"
 
@@ -54,6 +57,9 @@ Result<Directory> find_directory(std::span<const uint8_t> b) {
   }
   auto cd_end = checked_add(d.offset, d.size);
   if (!cd_end || *cd_end > d.end) return malformed("central directory lies outside the archive");
+  if (d.entries > kMaxMembers)
+    return Status(ErrorCode::limit_exceeded, "zip: " + std::to_string(d.entries) + " members (limit " +
+                                                 std::to_string(kMaxMembers) + ")");
   if (d.entries > d.size / kCentralBytes)
     return malformed("central directory claims " + std::to_string(d.entries) + " entries in " + std::to_string(d.size) + " bytes");
   return d;
@@ -130,6 +136,12 @@ Result<std::vector<Member>> read_central_directory(std::span<const uint8_t> b) {
     members.push_back(std::move(m));
     p += kCentralBytes + n + e + k;
   }
+  // One name, one member: readers that take the first or the last of two
+  // would see different archives.
+  std::unordered_map<std::string_view, size_t> seen;
+  for (const auto& m : members)
+    if (!seen.emplace(m.name, 0).second)
+      return Status(ErrorCode::invalid_structure, "zip: member '" + m.name + "' appears twice");
   // Members must not share bytes: a later header inside an earlier member's
   // data would let one archive show different contents to different readers.
   std::vector<const Member*> order;
@@ -140,6 +152,36 @@ Result<std::vector<Member>> read_central_directory(std::span<const uint8_t> b) {
       return Status(ErrorCode::invalid_structure, "zip member '" + order[i]->name + "' overlaps member '" +
                                                       order[i - 1]->name + "'");
   return members;
+}
+
+Result<Archive> Archive::open(std::span<const uint8_t> bytes) {
+  Archive a;
+  ZT_ASSIGN_OR_RETURN(a.members_, read_central_directory(bytes));
+  for (size_t i = 0; i < a.members_.size(); ++i) a.index_.emplace(a.members_[i].name, i);
+  return a;
+}
+
+const Member* Archive::find(std::string_view name) const {
+  auto it = index_.find(std::string(name));
+  return it == index_.end() ? nullptr : &members_[it->second];
+}
+
+Result<std::span<const uint8_t>> Archive::stored_bytes(std::span<const uint8_t> bytes, const Member& m) const {
+  if (m.method != kStored)
+    return Status(ErrorCode::unsupported, "zip: member '" + m.name + "' is compressed (method " +
+                                              std::to_string(m.method) + "); only stored members are read here");
+  return bytes.subspan(static_cast<size_t>(m.data_offset), static_cast<size_t>(m.uncompressed_size));
+}
+
+uint32_t crc32_update(uint32_t crc, std::span<const uint8_t> data) {
+  // zlib's crc32 takes a 32-bit length: feed large buffers in pieces.
+  constexpr uint64_t kPiece = std::numeric_limits<uInt>::max();
+  for (uint64_t done = 0; done < data.size();) {
+    const uint64_t n = std::min<uint64_t>(data.size() - done, kPiece);
+    crc = static_cast<uint32_t>(::crc32(crc, data.data() + done, static_cast<uInt>(n)));
+    done += n;
+  }
+  return crc;
 }
 
 }  // namespace zt::zip

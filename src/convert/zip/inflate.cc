@@ -1,4 +1,4 @@
-#include "convert/numpy/inflate.h"
+#include "convert/zip/inflate.h"
 
 #include <zlib.h>
 
