@@ -90,11 +90,26 @@ inline constexpr uint64_t kMaxFrameOriginalBytes = uint64_t{1} << 40;
 // data is larger than kMaxFrameOriginalBytes.
 ZT_API zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& options);
 
-// Same as compress() but the frame goes to memory from `alloc(size)`, called
-// once when the size is known (nullptr: limit_exceeded). Lets a caller such
-// as the Python binding receive the frame in its own buffer without a copy.
-using FrameAllocator = std::function<uint8_t*(size_t size)>;
-zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& options, const FrameAllocator& alloc);
+// Where compress_to() writes a frame: front to back while the chunks are
+// coded, the header patched in place through data() once they all are. No
+// second copy of the frame is ever held, so a caller's buffer (the Python
+// binding's bytes object) is the only one. reserve() is a hint given before
+// coding (capacity never written costs no memory); append() grows the buffer
+// as needed and returns false when it cannot (limit_exceeded).
+class FrameBuffer {
+ public:
+  virtual ~FrameBuffer() = default;
+  virtual void reserve(size_t bytes) = 0;
+  virtual bool append(std::span<const uint8_t> bytes) = 0;
+  // The bytes appended so far; valid until the next append().
+  virtual uint8_t* data() = 0;
+  virtual size_t size() const = 0;
+  // Back to no bytes (a smaller candidate frame replaces the one written).
+  virtual void clear() = 0;
+};
+
+// Same as compress() but the frame goes to `out` (cleared first).
+zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& options, FrameBuffer& out);
 
 // A caller's cap on the decoded size one call may allocate (bytes-in /
 // bytes-out calls take it like zlib's max_length); the default is only the

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "buffer.h"
-#include "ztensor/buffers.h"
+#include "bytes_frame.h"
 #include "ztensor/safetensors_header.h"
 #include "z4ai/chunked.h"
 #include "z4ai/codec.h"
@@ -19,6 +19,7 @@
 
 namespace nb = nanobind;
 using z4ai_py::Buffer;
+using z4ai_py::BytesFrame;
 using z4ai_py::check;
 
 namespace {
@@ -114,26 +115,15 @@ void z4ai_py::init_module(nb::module_& m) {
          const std::string& effort) {
         Buffer in(data.ptr(), false);
         auto o = options(dtype, level, threads, auto_select, effort);
-        // The frame is assembled straight into the bytes object: no copy of
-        // a finished std::vector.
-        nb::object result;
+        // The frame is written straight into the bytes object returned.
+        BytesFrame frame;
         zt::Status s;
         {
           nb::gil_scoped_release release;
-          s = z4ai::compress_to(in.bytes(), o, [&](size_t n) -> uint8_t* {
-            nb::gil_scoped_acquire acquire;
-            PyObject* raw = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n));
-            if (!raw) {
-              PyErr_Clear();
-              return nullptr;
-            }
-            result = nb::steal(raw);
-            zt::prepare_output_buffer(PyBytes_AS_STRING(raw), n);
-            return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(raw));
-          });
+          s = z4ai::compress_to(in.bytes(), o, frame);
         }
         check(s);
-        return result;
+        return frame.take();
       },
       nb::arg("data"), nb::arg("dtype") = "", nb::arg("level") = -1, nb::arg("threads") = 0,
       nb::arg("auto_select") = true, nb::arg("effort") = "");

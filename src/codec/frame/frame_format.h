@@ -29,6 +29,8 @@ inline constexpr uint8_t kMagicZara[4] = {'Z', 'A', 'R', 'A'};
 // not the layout; ours starts at 2 so such frames fail with a clear message.
 inline constexpr uint8_t kFrameVersion = 2;
 inline constexpr size_t kFrameHeaderBytes = 32;
+// Where the XXH3-64 sits in the header (patched in after the coding).
+inline constexpr size_t kFrameDigestOffset = 16;
 
 enum class FrameMode : uint8_t { chunked = 0, whole_zstd = 1 };
 

@@ -147,78 +147,94 @@ std::vector<uint8_t> default_frame(std::span<const uint8_t> data, const Compress
 }
 
 
+// compress()'s frame buffer. Capacity reserved up front is address space
+// only: the pages are touched as the frame is written.
+class VectorFrameBuffer final : public FrameBuffer {
+ public:
+  explicit VectorFrameBuffer(std::vector<uint8_t>& v) : v_(v) {}
+  void reserve(size_t bytes) override {
+    try {
+      v_.reserve(bytes);
+    } catch (const std::exception&) {  // a hint: append still grows the vector
+    }
+  }
+  bool append(std::span<const uint8_t> bytes) override {
+    try {
+      v_.insert(v_.end(), bytes.begin(), bytes.end());
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  uint8_t* data() override { return v_.data(); }
+  size_t size() const override { return v_.size(); }
+  void clear() override { v_.clear(); }
+
+ private:
+  std::vector<uint8_t>& v_;
+};
+
+
 }  // namespace
 
-zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, const FrameAllocator& alloc) {
+zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, FrameBuffer& out) {
   ZT_ASSIGN_OR_RETURN(Prepared prepared, prepare(data, o));
   const DType dtype = prepared.dtype;
   const Plan& plan = prepared.plan;
-  // The checksum is a serial pass over the input: with spare threads it runs
-  // beside the chunk coding and is patched into the finished frame header.
+  const zt::Status no_room(zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate memory for a frame of " +
+                                                              std::to_string(data.size()) + " input bytes");
+  // The planned frame goes straight to `out`; a smaller candidate built
+  // beside it replaces it. The checksum is a serial pass over the input:
+  // with spare threads it runs beside the chunk coding and is patched into
+  // the finished frame's header.
   uint64_t digest = 0;
-  ChunkedFrame chunked;
+  bool written = false;
   if (detail::resolve_threads(o.threads) > 1 && data.size() >= kOverlapMinBytes) {
     std::thread side([&] { digest = detail::xxh3_64(data); });
-    chunked = build_chunked(data, dtype, plan, o.threads);
+    written = detail::write_chunked(data, dtype, plan, o.threads, out);
     side.join();
   } else {
     digest = detail::xxh3_64(data);
-    chunked = build_chunked(data, dtype, plan, o.threads);
+    written = detail::write_chunked(data, dtype, plan, o.threads, out);
   }
-  detail::store_u64(chunked.head.data() + 16, digest);
-  if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(chunked.size) *
+  if (!written) return no_room;
+  auto replace_if_smaller = [&](ChunkedFrame&& candidate) {
+    if (candidate.size >= out.size()) return true;
+    detail::store_u64(candidate.head.data() + detail::kFrameDigestOffset, digest);
+    return detail::put_frame(candidate, out);
+  };
+  if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(out.size()) *
                                                    chunk_window_ratio(data, dtype, prepared.primary.chunk)) {
     // The repeat frame's one big chunk is not comparable chunk by chunk with
     // the primary frame: build that too and keep the smaller, unless the
     // primary coding of the probe windows shows it far behind.
-    ChunkedFrame primary = build_chunked(data, dtype, prepared.primary, o.threads);
-    if (primary.size < chunked.size) {
-      chunked = std::move(primary);
-      detail::store_u64(chunked.head.data() + 16, digest);
-    }
+    if (!replace_if_smaller(build_chunked(data, dtype, prepared.primary, o.threads))) return no_room;
   }
-  if (prepared.long_streams) {
-    ChunkedFrame alt = build_long_stream_frame(data, dtype, prepared.primary, o.threads);
-    if (alt.size < chunked.size) {
-      chunked = std::move(alt);
-      detail::store_u64(chunked.head.data() + 16, digest);
-    }
-  }
+  if (prepared.long_streams &&
+      !replace_if_smaller(build_long_stream_frame(data, dtype, prepared.primary, o.threads)))
+    return no_room;
+  // Patched before any whole-buffer frame is weighed: those carry their own.
+  detail::store_u64(out.data() + detail::kFrameDigestOffset, digest);
 
-  std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, chunked.size);
-  size_t size = whole.empty() ? chunked.size : whole.size();
+  std::vector<uint8_t> whole = whole_if_smaller(data, o, prepared, digest, out.size());
+  if (!whole.empty() && !detail::put_frame(whole, out)) return no_room;
   if (plan.zara) {
     // balanced/max are a best-of over the default frame too: never larger
     // than it (its 256 Ki-element chunks can beat 8 MiB ones), and as fast to
     // decode. ZARA allows every Z4AI method, so only the magic changes.
     std::vector<uint8_t> fast = default_frame(data, o);
-    if (!fast.empty() && fast.size() < size) {
+    if (!fast.empty() && fast.size() < out.size()) {
       std::memcpy(fast.data(), detail::kMagicZara, 4);
-      whole = std::move(fast);
-      size = whole.size();
+      if (!detail::put_frame(fast, out)) return no_room;
     }
-  }
-  uint8_t* dst = alloc(size);
-  if (!dst) return {zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate " + std::to_string(size) + " bytes for the frame"};
-  if (whole.empty()) {
-    chunked.write(dst);
-  } else {
-    std::memcpy(dst, whole.data(), whole.size());
   }
   return {};
 }
 
 zt::Result<std::vector<uint8_t>> compress(std::span<const uint8_t> data, const CompressOptions& o) {
   std::vector<uint8_t> frame;
-  zt::Status s = compress_to(data, o, [&](size_t n) -> uint8_t* {
-    try {
-      frame.resize(n);
-    } catch (const std::bad_alloc&) {
-      return nullptr;
-    }
-    return frame.data();
-  });
-  if (!s.ok()) return zt::Result<std::vector<uint8_t>>(s.code(), s.message());
+  VectorFrameBuffer out(frame);
+  ZT_RETURN_IF_ERROR(compress_to(data, o, out));
   return frame;
 }
 

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <new>
 #include <string>
 #include <thread>
@@ -23,6 +26,20 @@ namespace {
 // A worker thread is only worth starting for this much data: below it the
 // start-up and scheduling latency (worst on a loaded machine) eat the gain.
 constexpr size_t kMinBytesPerWorker = size_t{512} << 10;
+// write_chunked lets workers run this many chunks per worker ahead of the
+// last body placed: enough that a slow chunk rarely idles the others, few
+// enough that the bodies waiting for it stay a small share of the input.
+constexpr size_t kReorderChunksPerWorker = 2;
+
+// The frame's header and chunk table, digest 0.
+std::vector<uint8_t> chunked_head(std::span<const uint8_t> data, DType dtype, const Plan& plan,
+                                  std::span<const uint32_t> lengths) {
+  FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), 0, plan.chunk_bytes, uint32_t(lengths.size())};
+  std::vector<uint8_t> head(kFrameHeaderBytes + 4 * lengths.size());
+  write_frame_header(h, head.data());
+  for (size_t i = 0; i < lengths.size(); ++i) store_u32(head.data() + kFrameHeaderBytes + 4 * i, lengths[i]);
+  return head;
+}
 
 }  // namespace
 
@@ -56,17 +73,110 @@ ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Pla
     f.bodies[i] = encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
   });
   // The digest is patched in by the caller (it may run beside the coding).
-  FrameHeader h{plan.zara, dtype, FrameMode::chunked, data.size(), 0, plan.chunk_bytes, uint32_t(n_chunks)};
-  f.head.resize(kFrameHeaderBytes + 4 * n_chunks);
-  write_frame_header(h, f.head.data());
+  std::vector<uint32_t> lengths(n_chunks);
+  for (size_t i = 0; i < n_chunks; ++i) lengths[i] = uint32_t(f.bodies[i].size());
+  f.head = chunked_head(data, dtype, plan, lengths);
   f.size = f.head.size();
-  for (size_t i = 0; i < n_chunks; ++i) {
-    store_u32(f.head.data() + kFrameHeaderBytes + 4 * i, uint32_t(f.bodies[i].size()));
-    f.size += f.bodies[i].size();
-  }
+  for (const auto& body : f.bodies) f.size += body.size();
   return f;
 }
 
+namespace {
+
+// Chunk bodies coded on several threads, appended to a FrameBuffer in
+// chunk order (see write_chunked).
+class OrderedChunks {
+ public:
+  OrderedChunks(size_t n, size_t window, FrameBuffer& out) : bodies_(n), lengths_(n), window_(window), out_(out) {}
+
+  // Index of the next chunk to code, once it is within the window of the
+  // last placed one; nullopt when every chunk is taken or a write failed.
+  std::optional<size_t> take() {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return failed_ || next_ >= bodies_.size() || next_ < placed_ + window_; });
+    if (failed_ || next_ >= bodies_.size()) return std::nullopt;
+    return next_++;
+  }
+
+  // Hands in chunk i's body; appends it and every waiting body after it
+  // that it unblocks.
+  void give(size_t i, std::vector<uint8_t> body) {
+    std::lock_guard lock(mutex_);
+    bodies_[i] = std::move(body);
+    for (; placed_ < bodies_.size() && bodies_[placed_]; ++placed_) {
+      lengths_[placed_] = uint32_t(bodies_[placed_]->size());
+      if (!failed_ && !out_.append(*bodies_[placed_])) failed_ = true;
+      bodies_[placed_].reset();
+    }
+    room_.notify_all();
+  }
+
+  void fail() {
+    std::lock_guard lock(mutex_);
+    failed_ = true;
+    room_.notify_all();
+  }
+
+  bool ok() const { return !failed_; }
+  std::span<const uint32_t> lengths() const { return lengths_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable room_;
+  std::vector<std::optional<std::vector<uint8_t>>> bodies_;  // coded, not yet placed
+  std::vector<uint32_t> lengths_;
+  size_t next_ = 0, placed_ = 0;
+  const size_t window_;
+  bool failed_ = false;
+  FrameBuffer& out_;
+};
+
+}  // namespace
+
+bool write_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
+                   FrameBuffer& out) {
+  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
+  std::vector<uint8_t> ranking;
+  const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
+  const unsigned workers = workers_for(data.size(), threads);
+  const size_t head_bytes = kFrameHeaderBytes + 4 * n_chunks;
+  out.clear();
+  // Room for the frame as large as its input; most frames need less.
+  out.reserve(head_bytes + data.size() + n_chunks * kMinChunkBodyBytes);
+  if (!out.append(std::vector<uint8_t>(head_bytes))) return false;
+  OrderedChunks chunks(n_chunks, std::max<size_t>(1, kReorderChunksPerWorker * workers), out);
+  auto work = [&] {
+    try {
+      while (std::optional<size_t> i = chunks.take())
+        chunks.give(*i, encode_chunk(chunk_input(data, plan.chunk_bytes, *i), dtype, opts));
+    } catch (const std::bad_alloc&) {  // never out of a worker thread: limit_exceeded instead
+      chunks.fail();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers && t < n_chunks; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  if (!chunks.ok()) return false;
+  const std::vector<uint8_t> head = chunked_head(data, dtype, plan, chunks.lengths());
+  std::memcpy(out.data(), head.data(), head.size());
+  return true;
+}
+
+bool put_frame(const ChunkedFrame& frame, FrameBuffer& out) {
+  out.clear();
+  out.reserve(frame.size);
+  if (!out.append(frame.head)) return false;
+  for (const auto& body : frame.bodies)
+    if (!out.append(body)) return false;
+  return true;
+}
+
+bool put_frame(std::span<const uint8_t> frame, FrameBuffer& out) {
+  out.clear();
+  out.reserve(frame.size());
+  return out.append(frame);
+}
 
 namespace {
 

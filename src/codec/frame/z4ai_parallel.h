@@ -19,9 +19,9 @@ namespace z4ai::detail {
 // kMinBytesPerWorker.
 unsigned workers_for(uint64_t bytes, unsigned threads);
 
-// A chunked frame before assembly: header + length table, then the bodies.
-// Kept apart so the caller's buffer (a Python bytes object) receives the
-// frame in one copy once its size is known.
+// A candidate chunked frame built beside the one written (the primary frame
+// beside a repeat frame, the long-stream frame): header + length table, then
+// the bodies; put_frame copies it out when it is the smaller.
 struct ChunkedFrame {
   std::vector<uint8_t> head;
   std::vector<std::vector<uint8_t>> bodies;
@@ -52,6 +52,20 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
 // Every chunk of `data` coded under `plan` on up to `threads` workers; the
 // header's digest is left 0 for the caller to patch in.
 ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads);
+
+// build_chunked's frame written into `out` (cleared first) as it is coded:
+// the header and chunk table are reserved at the front and filled in last;
+// the workers take chunks in order and each body is appended once the ones
+// before it are, no worker running more than a few chunks ahead of the last
+// placed one. Memory holds those few bodies, not the frame. The digest is
+// left 0 for the caller to patch in (kFrameDigestOffset); false when `out`
+// cannot take the bytes. The frame's bytes are build_chunked's.
+bool write_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads,
+                   FrameBuffer& out);
+
+// `frame` (a candidate built apart) replaces what `out` holds.
+bool put_frame(const ChunkedFrame& frame, FrameBuffer& out);
+bool put_frame(std::span<const uint8_t> frame, FrameBuffer& out);
 
 // Decodes a mode 0 or 1 frame whose header and chunk table were checked
 // (check_frame_body) into `out` (h.original_length bytes).
