@@ -51,6 +51,12 @@ Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool co
   return one_shard(std::move(f), path);
 }
 
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const MappedFile> file, bool copy_on_read) {
+  const std::string path = file->path();
+  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(std::move(file), copy_on_read));
+  return one_shard(std::move(f), path);
+}
+
 Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source) {
   if (!source) return Status(ErrorCode::invalid_argument, "open_safetensors_file: null ByteSource");
   const std::string name = source->name();

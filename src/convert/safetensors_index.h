@@ -42,6 +42,8 @@ struct SafetensorsSource {
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read = false);
 // A single file (a path or an http(s) URL) as a one-shard source.
 Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool copy_on_read = false);
+// A local file already mapped, named by its mapping's path.
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const MappedFile> file, bool copy_on_read);
 // The same over positional reads; the path is the source's name.
 Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source);
 

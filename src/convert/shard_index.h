@@ -66,6 +66,8 @@ class ShardAgreement {
 // set, not a safetensors one); nullopt when it cannot be read, parsed or
 // names no shard: the opener its name implies then reports why.
 std::optional<bool> shard_index_names_zt(const std::string& path);
+// The same over the index's bytes (a file open_source has mapped).
+std::optional<bool> shard_index_names_zt(std::span<const uint8_t> bytes, const std::string& path);
 
 // The index JSON as transformers writes it: keys sorted, 2-space indent,
 // trailing newline. Errors: invalid_argument (a name that is not UTF-8).
