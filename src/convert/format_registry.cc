@@ -6,6 +6,7 @@
 #include "convert/mapped_open.h"
 #include "convert/safetensors_index.h"
 #include "convert/safetensors_source.h"
+#include "convert/shard_index.h"
 #include "convert/zt_index_source.h"
 #include "ztensor/gguf.h"
 #include "ztensor/numpy_format.h"
@@ -42,6 +43,11 @@ OpenedSource zt_bytes(std::shared_ptr<const ByteSource> bytes, bool verify_on_re
 OpenedSource zt_index_named(const std::string& path, bool verify_on_read) {
   return as_source(ZtIndexSource::open(path, read_options(verify_on_read)));
 }
+// A local index is parsed from the mapping open_source sniffed.
+OpenedSource zt_index_mapped(std::shared_ptr<const MappedFile> file, const std::string& path, bool verify_on_read) {
+  ZT_ASSIGN_OR_RETURN(ShardIndex index, parse_shard_index(file->bytes(), path, kZtIndexKind, kZtIndexNoun));
+  return as_source(ZtIndexSource::open(index, read_options(verify_on_read)));
+}
 
 OpenedSource safetensors_mapped(std::shared_ptr<const MappedFile> file, const std::string&, bool verify_on_read) {
   return as_source(open_safetensors_file(std::move(file), verify_on_read));
@@ -51,6 +57,12 @@ OpenedSource safetensors_bytes(std::shared_ptr<const ByteSource> bytes, bool) {
 }
 OpenedSource safetensors_index_named(const std::string& path, bool verify_on_read) {
   return as_source(open_safetensors_index(path, verify_on_read));
+}
+OpenedSource safetensors_index_mapped(std::shared_ptr<const MappedFile> file, const std::string& path,
+                                      bool verify_on_read) {
+  ZT_ASSIGN_OR_RETURN(ShardIndex index,
+                      parse_shard_index(file->bytes(), path, kSafetensorsIndexKind, kSafetensorsIndexNoun));
+  return as_source(open_safetensors_index(index, verify_on_read));
 }
 
 // The foreign formats' readers make every read a pread copy when asked to
@@ -94,9 +106,9 @@ const FormatRow kRows[] = {
     {FileFormat::safetensors, "safetensors", kSafetensorsExt, sniff::safetensors, safetensors_mapped,
      safetensors_bytes, nullptr},
     {FileFormat::onnx, "onnx", kOnnxExt, sniff::onnx, onnx_mapped, nullptr, nullptr},
-    {FileFormat::safetensors_index, "safetensors_index", kSafetensorsIndexExt, nullptr, nullptr, nullptr,
-     safetensors_index_named},
-    {FileFormat::zt_index, "zt_index", kZtIndexExt, nullptr, nullptr, nullptr, zt_index_named},
+    {FileFormat::safetensors_index, "safetensors_index", kSafetensorsIndexExt, nullptr, safetensors_index_mapped,
+     nullptr, safetensors_index_named},
+    {FileFormat::zt_index, "zt_index", kZtIndexExt, nullptr, zt_index_mapped, nullptr, zt_index_named},
 };
 
 }  // namespace

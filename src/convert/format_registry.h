@@ -35,14 +35,14 @@ struct FormatRow {
   // first yes wins. Null: content never shows it (an index, known by its
   // name and its shards).
   bool (*sniff)(std::span<const uint8_t> head, uint64_t size, const std::string& path);
-  // A local file open_source has mapped once to sniff. Null for a row
-  // opened by name.
+  // A local file `path`, which open_source has mapped once to sniff (a
+  // sharded index is parsed from the mapping; its shards are opened beside it).
   OpenedSource (*open_mapped)(std::shared_ptr<const MappedFile> file, const std::string& path, bool verify_on_read);
   // One file over positional reads (a URL). Null: not remotely readable.
   OpenedSource (*open_bytes)(std::shared_ptr<const ByteSource> bytes, bool verify_on_read);
-  // A sharded index, local or a URL: its shards are found beside it by name,
-  // so it is opened by its name rather than its bytes. Null for one file.
-  OpenedSource (*open_named)(const std::string& path_or_url, bool verify_on_read);
+  // A sharded index at a URL: its shards are found beside it by URL, so it
+  // is opened by its name rather than its bytes. Null for one file.
+  OpenedSource (*open_named)(const std::string& url, bool verify_on_read);
 };
 
 // Every row, in sniffing order.

@@ -65,7 +65,11 @@ Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource
 }
 
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read) {
-  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, "safetensors index", "tensor"));
+  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, kSafetensorsIndexKind, kSafetensorsIndexNoun));
+  return open_safetensors_index(index, copy_on_read);
+}
+
+Result<SafetensorsSource> open_safetensors_index(const ShardIndex& index, bool copy_on_read) {
   ShardAgreement agreement(index);
   SafetensorsSource src;
   for (const std::string& f : index.files) {

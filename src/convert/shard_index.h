@@ -35,6 +35,12 @@ struct ShardIndex {
   std::string shard_path(const std::string& file) const { return dir + "/" + file; }
 };
 
+// How each sharded set names its index and what it lists, in messages.
+inline constexpr std::string_view kZtIndexKind = "zt index";
+inline constexpr std::string_view kZtIndexNoun = "object";
+inline constexpr std::string_view kSafetensorsIndexKind = "safetensors index";
+inline constexpr std::string_view kSafetensorsIndexNoun = "tensor";
+
 // `kind` names the index in messages ("safetensors index", "zt index").
 // Errors: io_error, limit_exceeded (size, nesting), malformed_manifest (bad
 // JSON), wrong_type, missing_field (weight_map), invalid_structure

@@ -102,7 +102,8 @@ OpenedSource open_url_source(const std::string& url, bool verify_on_read) {
   return row->open_bytes(std::move(found.bytes), verify_on_read);
 }
 
-// A local file is mapped once, sniffed from the mapping and opened from it.
+// A local file is mapped once, sniffed from the mapping and opened from it
+// (an index too: its kind and its weight_map are read from the mapping).
 // verify_on_read (every conversion) also makes the foreign formats' reads
 // pread copies, so a file truncated meanwhile is an io_error (file_bytes.h).
 OpenedSource open_file_source(const std::string& path, bool verify_on_read) {
@@ -116,7 +117,6 @@ OpenedSource open_file_source(const std::string& path, bool verify_on_read) {
   if (!row)
     return Status(ErrorCode::unsupported, "'" + path + "' is " + file_format_name(format) +
                                               ", which this build cannot read");
-  if (row->open_named) return row->open_named(path, verify_on_read);
   return row->open_mapped(std::move(mapped), path, verify_on_read);
 }
 

@@ -184,11 +184,13 @@ TEST(FormatRegistry, NamesAndExtensionsAreUniqueAndRoundTrip) {
   }
 }
 
-// A row opens one way: from its bytes, or (an index) by its name.
+// Every row opens a local file from its mapping; at a URL, one file is read
+// from its bytes or (an index) opened by its name, never both.
 TEST(FormatRegistry, EveryRowOpensOneWay) {
   for (const FormatRow& row : format_rows()) {
     SCOPED_TRACE(row.name);
-    EXPECT_NE(row.open_mapped == nullptr, row.open_named == nullptr);
+    EXPECT_NE(row.open_mapped, nullptr);
+    EXPECT_FALSE(row.open_named && row.open_bytes);
     if (row.open_named) {
       EXPECT_EQ(row.sniff, nullptr);  // known by name and shards, not content
       EXPECT_EQ(row.open_bytes, nullptr);
