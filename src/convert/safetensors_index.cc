@@ -51,6 +51,12 @@ Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool co
   return one_shard(std::move(f), path);
 }
 
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const MappedFile> file, bool copy_on_read) {
+  const std::string path = file->path();
+  ZT_ASSIGN_OR_RETURN(auto f, SafetensorsFile::open(std::move(file), copy_on_read));
+  return one_shard(std::move(f), path);
+}
+
 Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source) {
   if (!source) return Status(ErrorCode::invalid_argument, "open_safetensors_file: null ByteSource");
   const std::string name = source->name();
@@ -59,7 +65,11 @@ Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource
 }
 
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read) {
-  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, "safetensors index", "tensor"));
+  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, kSafetensorsIndexKind, kSafetensorsIndexNoun));
+  return open_safetensors_index(index, copy_on_read);
+}
+
+Result<SafetensorsSource> open_safetensors_index(const ShardIndex& index, bool copy_on_read) {
   ShardAgreement agreement(index);
   SafetensorsSource src;
   for (const std::string& f : index.files) {

@@ -40,8 +40,12 @@ struct SafetensorsSource {
 // from the map), and every SafetensorsFile error of a shard.
 // `copy_on_read` (local shards): every tensor read is a pread copy (file_bytes.h).
 Result<SafetensorsSource> open_safetensors_index(const std::string& index_path, bool copy_on_read = false);
+// The same from an index already read (open_source parses the mapped file).
+Result<SafetensorsSource> open_safetensors_index(const ShardIndex& index, bool copy_on_read);
 // A single file (a path or an http(s) URL) as a one-shard source.
 Result<SafetensorsSource> open_safetensors_file(const std::string& path, bool copy_on_read = false);
+// A local file already mapped, named by its mapping's path.
+Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const MappedFile> file, bool copy_on_read);
 // The same over positional reads; the path is the source's name.
 Result<SafetensorsSource> open_safetensors_file(std::shared_ptr<const ByteSource> source);
 

@@ -51,7 +51,13 @@ const char* zt_to_safetensors_dtype(DType dtype, LogicalType type) {
 
 Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(const std::string& path, bool copy_on_read) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
+  return open(std::move(mapped), copy_on_read);
+}
+
+Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::open(std::shared_ptr<const MappedFile> mapped,
+                                                               bool copy_on_read) {
   auto bytes = mapped->bytes();
+  const std::string path = mapped->path();
   FileByteAccess access(mapped, copy_on_read);
   auto r = parse(bytes, std::move(mapped));
   if (!r.ok()) return Status(r.status().code(), r.status().message() + " (in '" + path + "')");

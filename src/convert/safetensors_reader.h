@@ -36,6 +36,8 @@ class SafetensorsFile {
   // `copy_on_read`: every tensor read is a pread copy (file_bytes.h);
   // otherwise views, checked against truncation first.
   static Result<std::unique_ptr<SafetensorsFile>> open(const std::string& path, bool copy_on_read = false);
+  // The same over a file already mapped (open_source maps once to sniff).
+  static Result<std::unique_ptr<SafetensorsFile>> open(std::shared_ptr<const MappedFile> mapped, bool copy_on_read);
   // Over positional reads (an HTTP URL): the size prefix and the header are
   // read and validated on open; tensor bytes only by tensor_bytes().
   static Result<std::unique_ptr<SafetensorsFile>> open(std::shared_ptr<const ByteSource> source);

@@ -86,7 +86,7 @@ void sync_dir(const std::string& dir, bool durable) {
 std::set<std::string> files_named_by(const std::string& index_path) {
   struct stat st {};
   if (::stat(index_path.c_str(), &st) != 0) return {};
-  auto index = read_shard_index(index_path, "zt index", "object");
+  auto index = read_shard_index(index_path, kZtIndexKind, kZtIndexNoun);
   return index.ok() ? index.value().files : std::set<std::string>{};
 }
 

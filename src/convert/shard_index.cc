@@ -121,7 +121,13 @@ Status ShardAgreement::complete() const {
 }
 
 std::optional<bool> shard_index_names_zt(const std::string& path) {
-  auto index = read_shard_index(path, "index", "object");
+  auto file = read_whole_path(path, kMaxShardIndexBytes);
+  if (!file.ok()) return std::nullopt;
+  return shard_index_names_zt(file.value().bytes, path);
+}
+
+std::optional<bool> shard_index_names_zt(std::span<const uint8_t> bytes, const std::string& path) {
+  auto index = parse_shard_index(bytes, path, "index", "object");
   if (!index.ok() || index.value().files.empty()) return std::nullopt;
   for (const auto& f : index.value().files)
     if (!ends_with(f, ".zt")) return false;

@@ -35,6 +35,12 @@ struct ShardIndex {
   std::string shard_path(const std::string& file) const { return dir + "/" + file; }
 };
 
+// How each sharded set names its index and what it lists, in messages.
+inline constexpr std::string_view kZtIndexKind = "zt index";
+inline constexpr std::string_view kZtIndexNoun = "object";
+inline constexpr std::string_view kSafetensorsIndexKind = "safetensors index";
+inline constexpr std::string_view kSafetensorsIndexNoun = "tensor";
+
 // `kind` names the index in messages ("safetensors index", "zt index").
 // Errors: io_error, limit_exceeded (size, nesting), malformed_manifest (bad
 // JSON), wrong_type, missing_field (weight_map), invalid_structure
@@ -66,6 +72,8 @@ class ShardAgreement {
 // set, not a safetensors one); nullopt when it cannot be read, parsed or
 // names no shard: the opener its name implies then reports why.
 std::optional<bool> shard_index_names_zt(const std::string& path);
+// The same over the index's bytes (a file open_source has mapped).
+std::optional<bool> shard_index_names_zt(std::span<const uint8_t> bytes, const std::string& path);
 
 // The index JSON as transformers writes it: keys sorted, 2-space indent,
 // trailing newline. Errors: invalid_argument (a name that is not UTF-8).

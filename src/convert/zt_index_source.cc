@@ -22,7 +22,11 @@ void merge_attributes(Value& into, const Value& from) {
 }  // namespace
 
 Result<std::unique_ptr<ZtIndexSource>> ZtIndexSource::open(const std::string& index_path, ReadOptions options) {
-  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, "zt index", "object"));
+  ZT_ASSIGN_OR_RETURN(ShardIndex index, read_shard_index(index_path, kZtIndexKind, kZtIndexNoun));
+  return open(index, std::move(options));
+}
+
+Result<std::unique_ptr<ZtIndexSource>> ZtIndexSource::open(const ShardIndex& index, ReadOptions options) {
   ShardAgreement agreement(index);
   std::unique_ptr<ZtIndexSource> src(new ZtIndexSource());
   for (const std::string& f : index.files) {

@@ -15,6 +15,8 @@
 
 namespace zt {
 
+struct ShardIndex;
+
 class ZtIndexSource final : public TensorSource {
  public:
   // Opens every shard the index names, in file-name order (= shard order),
@@ -22,6 +24,8 @@ class ZtIndexSource final : public TensorSource {
   // object twice, nothing listed missing. Errors: read_shard_index's, every
   // Reader::open error of a shard, invalid_structure for a disagreement.
   static Result<std::unique_ptr<ZtIndexSource>> open(const std::string& index_path, ReadOptions options = {});
+  // The same from an index already read (open_source parses the mapped file).
+  static Result<std::unique_ptr<ZtIndexSource>> open(const ShardIndex& index, ReadOptions options);
 
   const char* format_name() const override { return "zt_index"; }
   const Manifest& manifest() const override { return manifest_; }
