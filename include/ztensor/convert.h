@@ -77,6 +77,14 @@ class ScopedUrlOpener {
 // the format's own errors.
 Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read = false);
 
+// open_source's source with the format it detected (the one sniff serves
+// both: `zt info` names the format of what it opened).
+struct DetectedSource {
+  FileFormat format = FileFormat::unknown;
+  std::unique_ptr<TensorSource> source;
+};
+Result<DetectedSource> open_detected_source(const std::string& path, bool verify_on_read = false);
+
 // A .zt, safetensors, GGUF or .npy file over positional reads (an HTTP or
 // fsspec URL), in the given format (chosen by the caller, e.g. from the
 // name's extension): headers and manifests on open, each component's bytes

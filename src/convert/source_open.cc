@@ -91,22 +91,27 @@ Status unsupported_remote(const std::string& name, FileFormat format) {
 
 // A URL: a sharded index opens its shards by URL beside it; one file is read
 // through the ByteSource its sniffing opened, or opened now.
-OpenedSource open_url_source(const std::string& url, bool verify_on_read) {
+Result<DetectedSource> open_url_source(const std::string& url, bool verify_on_read) {
   ZT_ASSIGN_OR_RETURN(UrlFormat found, url_format(url));
   const FormatRow* row = find_format_row(found.format);
-  if (row && row->open_named) return row->open_named(url, verify_on_read);
+  DetectedSource out{found.format, nullptr};
+  if (row && row->open_named) {
+    ZT_ASSIGN_OR_RETURN(out.source, row->open_named(url, verify_on_read));
+    return out;
+  }
   if (!row || !row->open_bytes) return unsupported_remote(redact_url(url), found.format);
   if (!found.bytes) {
     ZT_ASSIGN_OR_RETURN(found.bytes, open_url(url));
   }
-  return row->open_bytes(std::move(found.bytes), verify_on_read);
+  ZT_ASSIGN_OR_RETURN(out.source, row->open_bytes(std::move(found.bytes), verify_on_read));
+  return out;
 }
 
 // A local file is mapped once, sniffed from the mapping and opened from it
 // (an index too: its kind and its weight_map are read from the mapping).
 // verify_on_read (every conversion) also makes the foreign formats' reads
 // pread copies, so a file truncated meanwhile is an io_error (file_bytes.h).
-OpenedSource open_file_source(const std::string& path, bool verify_on_read) {
+Result<DetectedSource> open_file_source(const std::string& path, bool verify_on_read) {
   ZT_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   const auto head = mapped->bytes().first(std::min<size_t>(mapped->size(), kSniffBytes));
   const FileFormat format = format_of(sniff_format(head, mapped->size(), path), path, mapped->bytes());
@@ -117,7 +122,9 @@ OpenedSource open_file_source(const std::string& path, bool verify_on_read) {
   if (!row)
     return Status(ErrorCode::unsupported, "'" + path + "' is " + file_format_name(format) +
                                               ", which this build cannot read");
-  return row->open_mapped(std::move(mapped), path, verify_on_read);
+  DetectedSource out{format, nullptr};
+  ZT_ASSIGN_OR_RETURN(out.source, row->open_mapped(std::move(mapped), path, verify_on_read));
+  return out;
 }
 
 }  // namespace
@@ -135,8 +142,13 @@ Result<FileFormat> detect_format(const std::string& path) {
   return found.format;
 }
 
-Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read) {
+Result<DetectedSource> open_detected_source(const std::string& path, bool verify_on_read) {
   return is_url_path(path) ? open_url_source(path, verify_on_read) : open_file_source(path, verify_on_read);
+}
+
+Result<std::unique_ptr<TensorSource>> open_source(const std::string& path, bool verify_on_read) {
+  ZT_ASSIGN_OR_RETURN(DetectedSource opened, open_detected_source(path, verify_on_read));
+  return std::move(opened.source);
 }
 
 Result<std::unique_ptr<TensorSource>> open_source(std::shared_ptr<const ByteSource> source, FileFormat format,
