@@ -47,7 +47,7 @@ TEST(GoldenFiles, ReadExactly) {
         const Component* c = o->find(role);
         ASSERT_NE(c, nullptr) << role;
         EXPECT_EQ(dtype_name(c->dtype), wc["dtype"].get<std::string>()) << role;
-        if (wc["type"].is_string()) EXPECT_EQ(c->type_name, wc["type"].get<std::string>()) << role;
+        if (wc["type"].is_string()) { EXPECT_EQ(c->type_name, wc["type"].get<std::string>()) << role; }
         auto b = (*r)->read_component(*o, role);
         ASSERT_TRUE(b.ok()) << b.status().to_string();
         EXPECT_EQ(b->bytes.size(), wc["nbytes"].get<uint64_t>()) << role;

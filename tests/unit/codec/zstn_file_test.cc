@@ -151,7 +151,7 @@ TEST_F(ZstnFile, ProgressReportsTensorBytesUpToTheTotalWithoutChangingTheOutput)
     const uint64_t total = 40u * 16384u * 4u;  // the data buffer: every tensor, tied ones too
     for (size_t i = 0; i < calls.size(); ++i) {
       EXPECT_EQ(calls[i].second, total);
-      if (i > 0) EXPECT_GE(calls[i].first, calls[i - 1].first);
+      if (i > 0) { EXPECT_GE(calls[i].first, calls[i - 1].first); }
     }
     EXPECT_EQ(calls.front().first, 0u);
     EXPECT_EQ(calls.back().first, total);

@@ -312,7 +312,7 @@ TEST(ParseByteSize, IntegersAndHuggingFaceUnits) {
   for (const char* bad : {"", "GB", "1.5GB", "-1", "5XB", "5 G", "99999999999999999999", "20000000000TB"}) {
     auto r = parse_byte_size(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_EQ(r.status().code(), ErrorCode::invalid_argument) << bad;
+    if (!r.ok()) { EXPECT_EQ(r.status().code(), ErrorCode::invalid_argument) << bad; }
   }
 }
 
