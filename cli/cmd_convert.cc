@@ -128,6 +128,39 @@ constexpr OptionSpec kConvertOptions[] = {{"compress", true},       {"effort", t
                                           {"checksum", true},       {"max-shard-size", true},
                                           {"scheduler", true},      {"json", false}};
 
+// The summary line (or --json object) of a finished conversion.
+int report_conversion(const std::string& in, const std::string& out, FileFormat out_format,
+                      const std::string& input_format, const ConvertStats& stats, bool json) {
+  for (const auto& w : stats.warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
+  // .zt output lists what it published (one file, or shards + index).
+  const std::vector<std::string> files = stats.files.empty() ? std::vector<std::string>{out} : stats.files;
+  uint64_t out_size = 0;
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) out_size += static_cast<uint64_t>(st.st_size);
+  }
+  if (json) {
+    nlohmann::ordered_json j = {{"command", "convert"},
+                                {"input", in},
+                                {"output", out},
+                                {"input_format", input_format},
+                                {"output_format", file_format_name(out_format)},
+                                {"objects", stats.objects},
+                                {"tensor_bytes", stats.bytes},
+                                {"output_bytes", out_size},
+                                {"files", files},
+                                {"warnings", stats.warnings}};
+    std::puts(j.dump().c_str());
+    return kExitOk;
+  }
+  const std::string written =
+      files.size() == 1 ? files[0] : std::to_string(files.size() - 1) + " shards + " + files.back();
+  std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), written.c_str(),
+              static_cast<unsigned long long>(stats.objects), human_bytes(stats.bytes).c_str(),
+              human_bytes(out_size).c_str());
+  return kExitOk;
+}
+
 int run_convert(const Invocation& inv) {
   const ParsedArgs& a = inv.args;
   const std::string& in = a.positionals[0];
@@ -193,34 +226,7 @@ int run_convert(const Invocation& inv) {
   bar.finish();
   if (!r.ok()) return status_error(r.status());
 
-  for (const auto& w : r.value().warnings) std::fprintf(stderr, "zt: warning: %s\n", w.c_str());
-  // .zt output lists what it published (one file, or shards + index).
-  const std::vector<std::string> files = r.value().files.empty() ? std::vector<std::string>{out} : r.value().files;
-  uint64_t out_size = 0;
-  for (const auto& f : files) {
-    struct stat st {};
-    if (::stat(f.c_str(), &st) == 0) out_size += static_cast<uint64_t>(st.st_size);
-  }
-  if (a.has("json")) {
-    nlohmann::ordered_json j = {{"command", "convert"},
-                                {"input", in},
-                                {"output", out},
-                                {"input_format", input_format},
-                                {"output_format", file_format_name(out_format)},
-                                {"objects", r.value().objects},
-                                {"tensor_bytes", r.value().bytes},
-                                {"output_bytes", out_size},
-                                {"files", files},
-                                {"warnings", r.value().warnings}};
-    std::puts(j.dump().c_str());
-    return kExitOk;
-  }
-  const std::string written =
-      files.size() == 1 ? files[0] : std::to_string(files.size() - 1) + " shards + " + files.back();
-  std::printf("%s -> %s: %llu objects, %s of tensor data, %s written\n", in.c_str(), written.c_str(),
-              static_cast<unsigned long long>(r.value().objects), human_bytes(r.value().bytes).c_str(),
-              human_bytes(out_size).c_str());
-  return kExitOk;
+  return report_conversion(in, out, out_format, input_format, r.value(), a.has("json"));
 }
 
 }  // namespace
