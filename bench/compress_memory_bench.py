@@ -9,7 +9,7 @@ bf16 weights (normal, sigma 0.02). Rounds are interleaved; prints the median
 of each cell as a Markdown table.
 
     python bench/compress_memory_bench.py                  # 500 MB, threads 1 and 2, 3 rounds
-    python bench/compress_memory_bench.py --mib 256 --before /path/to/other/venv/bin/python
+    python bench/compress_memory_bench.py --mib 256 --before OTHER_VENV/bin/python
 
 --before runs the same cells with another interpreter (a venv holding an
 earlier build) in the same rounds, for a before/after table.
