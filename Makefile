@@ -121,8 +121,9 @@ fuzz-long: fuzz
 test-tsan: build-tsan
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/concurrency_test
 
-# The CLI tests again, against the ASan/UBSan build of zt.
-test-cli-asan: build-asan pydeps
+# The CLI tests again, against the ASan/UBSan build of zt (they make their inputs with the installed
+# ztensor package, hence python).
+test-cli-asan: build-asan python pydeps
 	ZT_NO_SKIPS=1 ZT_CLI=$(CURDIR)/build-asan/cli/zt UBSAN_OPTIONS=halt_on_error=1 \
 	  $(PYTHON) -m pytest -q tests/python/test_cli.py tests/python/test_cli_codec.py
 
