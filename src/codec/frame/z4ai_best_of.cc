@@ -19,12 +19,12 @@
 namespace z4ai {
 namespace {
 
-using detail::ChunkedFrame;
 using detail::FrameHeader;
 using detail::FrameMode;
 using detail::ChunkEncodeOptions;
 using detail::Plan;
 using detail::Prepared;
+using detail::VectorFrameBuffer;
 using detail::build_chunked;
 using detail::chunk_window_ratio;
 using detail::prepare;
@@ -75,8 +75,8 @@ bool build_whole_zstd(std::span<const uint8_t> data, DType dtype, bool zara, int
 // 2.5-4 % smaller than the field split, 1-2 % smaller than byte planes, and
 // smaller on every bf16/fp32 entry of the corpus), else the primary transform
 // (on fp16 the field split beat byte planes).
-ChunkedFrame build_long_stream_frame(std::span<const uint8_t> data, DType dtype, const Plan& primary,
-                                     unsigned threads) {
+std::vector<uint8_t> build_long_stream_frame(std::span<const uint8_t> data, DType dtype, const Plan& primary,
+                                             unsigned threads) {
   static const std::vector<uint8_t> signs{uint8_t(detail::Transform::sign_split)};
   static const std::vector<uint8_t> planes{uint8_t(detail::Transform::byte_planes)};
   const bool sign_split = detail::sign_split_stream_count(dtype) != 0;
@@ -147,34 +147,6 @@ std::vector<uint8_t> default_frame(std::span<const uint8_t> data, const Compress
 }
 
 
-// compress()'s frame buffer. Capacity reserved up front is address space
-// only: the pages are touched as the frame is written.
-class VectorFrameBuffer final : public FrameBuffer {
- public:
-  explicit VectorFrameBuffer(std::vector<uint8_t>& v) : v_(v) {}
-  void reserve(size_t bytes) override {
-    try {
-      v_.reserve(bytes);
-    } catch (const std::exception&) {  // a hint: append still grows the vector
-    }
-  }
-  bool append(std::span<const uint8_t> bytes) override {
-    try {
-      v_.insert(v_.end(), bytes.begin(), bytes.end());
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
-  uint8_t* data() override { return v_.data(); }
-  size_t size() const override { return v_.size(); }
-  void clear() override { v_.clear(); }
-
- private:
-  std::vector<uint8_t>& v_;
-};
-
-
 }  // namespace
 
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, FrameBuffer& out) {
@@ -198,9 +170,11 @@ zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, 
     written = detail::write_chunked(data, dtype, plan, o.threads, out);
   }
   if (!written) return no_room;
-  auto replace_if_smaller = [&](ChunkedFrame&& candidate) {
-    if (candidate.size >= out.size()) return true;
-    detail::store_u64(candidate.head.data() + detail::kFrameDigestOffset, digest);
+  // False when memory ran out for the candidate or for copying it.
+  auto replace_if_smaller = [&](std::vector<uint8_t>&& candidate) {
+    if (candidate.empty()) return false;
+    if (candidate.size() >= out.size()) return true;
+    detail::store_u64(candidate.data() + detail::kFrameDigestOffset, digest);
     return detail::put_frame(candidate, out);
   };
   if (prepared.repeats && double(data.size()) < kRepeatClearWin * double(out.size()) *

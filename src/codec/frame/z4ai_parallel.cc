@@ -63,24 +63,6 @@ ChunkEncodeOptions chunk_options(std::span<const uint8_t> data, DType dtype, con
   return opts;
 }
 
-ChunkedFrame build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
-  const size_t n_chunks = chunk_count(data.size(), plan.chunk_bytes);
-  ChunkedFrame f;
-  f.bodies.resize(n_chunks);
-  std::vector<uint8_t> ranking;
-  const ChunkEncodeOptions opts = chunk_options(data, dtype, plan, threads, ranking);
-  parallel_for(n_chunks, workers_for(data.size(), threads), [&](size_t i) {
-    f.bodies[i] = encode_chunk(chunk_input(data, plan.chunk_bytes, i), dtype, opts);
-  });
-  // The digest is patched in by the caller (it may run beside the coding).
-  std::vector<uint32_t> lengths(n_chunks);
-  for (size_t i = 0; i < n_chunks; ++i) lengths[i] = uint32_t(f.bodies[i].size());
-  f.head = chunked_head(data, dtype, plan, lengths);
-  f.size = f.head.size();
-  for (const auto& body : f.bodies) f.size += body.size();
-  return f;
-}
-
 namespace {
 
 // Chunk bodies coded on several threads, appended to a FrameBuffer in
@@ -163,13 +145,11 @@ bool write_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan,
   return true;
 }
 
-bool put_frame(const ChunkedFrame& frame, FrameBuffer& out) {
-  out.clear();
-  out.reserve(frame.size);
-  if (!out.append(frame.head)) return false;
-  for (const auto& body : frame.bodies)
-    if (!out.append(body)) return false;
-  return true;
+std::vector<uint8_t> build_chunked(std::span<const uint8_t> data, DType dtype, const Plan& plan, unsigned threads) {
+  std::vector<uint8_t> frame;
+  VectorFrameBuffer out(frame);
+  if (!write_chunked(data, dtype, plan, threads, out)) frame.clear();
+  return frame;
 }
 
 bool put_frame(std::span<const uint8_t> frame, FrameBuffer& out) {
