@@ -1,6 +1,7 @@
 #include "dask_handoff.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "ztensor/test_pause.h"
 
 namespace zt::cli {
 namespace {
@@ -43,7 +46,18 @@ sys.exit(main(sys.argv[1], 3))
 )";
 
 volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_handoff_signal(int signo) { g_signal = signo; }
+// The write end of a self-pipe: the handler wakes read_channel's poll()
+// through it, whichever thread the signal lands on and wherever the reader
+// is in its loop (a flag checked before a blocking read() misses a signal
+// that arrives between the check and the call, and the child, paused or
+// busy, may then never write again).
+volatile std::sig_atomic_t g_wake_fd = -1;
+extern "C" void on_handoff_signal(int signo) {
+  g_signal = signo;
+  const int saved = errno;
+  if (g_wake_fd >= 0) (void)!::write(g_wake_fd, "s", 1);
+  errno = saved;
+}
 
 // The request, in ztensor.convert's terms (python/ztensor/_convert.py).
 std::string request_json(const std::string& in, const std::string& out, const ConvertOptions& o,
@@ -90,22 +104,38 @@ ErrorCode code_from_name(const std::string& name) {
 
 // Reads the channel to its end, handling each line; forwards a signal zt
 // receives meanwhile to the child (once) as SIGINT, which Python turns into
-// KeyboardInterrupt and ztensor.convert into "nothing published".
-void read_channel(int fd, pid_t child, const std::function<void(const std::string&)>& on_line) {
+// KeyboardInterrupt and ztensor.convert into "nothing published". `wake` is
+// the read end of the handler's self-pipe; `on_line` says whether the line
+// reported finished work.
+void read_channel(int fd, int wake, pid_t child, const std::function<bool(const std::string&)>& on_line) {
   std::string buffer;
   char chunk[4096];
-  bool forwarded = false;
+  bool forwarded = false, work_reported = false;
   for (;;) {
     if (g_signal != 0 && !forwarded) {
       ::kill(child, SIGINT);
       forwarded = true;
     }
+    // Between the check and the wait: a signal a test sends here must still
+    // reach the child (tests/python/test_dask_cli.py).
+    if (work_reported) test_pause("handoff:wait");
+    pollfd fds[2] = {{fd, POLLIN, 0}, {wake, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[1].revents & POLLIN) {
+      while (::read(wake, chunk, sizeof chunk) > 0) {
+      }
+    }
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     buffer.append(chunk, static_cast<size_t>(n));
-    for (size_t eol; (eol = buffer.find('\n')) != std::string::npos; buffer.erase(0, eol + 1))
-      on_line(buffer.substr(0, eol));
+    for (size_t eol; (eol = buffer.find('\n')) != std::string::npos; buffer.erase(0, eol + 1)) {
+      work_reported = on_line(buffer.substr(0, eol)) || work_reported;
+    }
   }
 }
 
@@ -134,8 +164,18 @@ Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::stri
   }
   ::close(fds[1]);
 
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::kill(pid, SIGINT);
+    ::close(fds[0]);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return Status(ErrorCode::io_error, std::string("--scheduler: cannot create a pipe: ") + std::strerror(err));
+  }
+  g_wake_fd = wake[1];
   struct sigaction sa {};
-  sa.sa_handler = on_handoff_signal;  // no SA_RESTART: read() returns so the signal is forwarded
+  sa.sa_handler = on_handoff_signal;  // no SA_RESTART: waitpid() returns to the loop below
   sigemptyset(&sa.sa_mask);
   struct sigaction old_int {}, old_term {};
   ::sigaction(SIGINT, &sa, &old_int);
@@ -143,12 +183,15 @@ Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::stri
 
   std::optional<DaskConvertResult> result;
   std::optional<Status> failure;
-  read_channel(fds[0], pid, [&](const std::string& line) {
+  read_channel(fds[0], wake[0], pid, [&](const std::string& line) {
     const json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!msg.is_object()) return;  // not ours
-    if (msg.contains("progress") && options.progress) {
-      options.progress(msg["progress"].at(0).get<uint64_t>(), msg["progress"].at(1).get<uint64_t>());
-    } else if (msg.contains("result")) {
+    if (!msg.is_object()) return false;  // not ours
+    if (msg.contains("progress")) {
+      const uint64_t done = msg["progress"].at(0).get<uint64_t>();
+      if (options.progress) options.progress(done, msg["progress"].at(1).get<uint64_t>());
+      return done > 0;
+    }
+    if (msg.contains("result")) {
       const json& r = msg["result"];
       DaskConvertResult d;
       d.stats.objects = r.at("objects").get<uint64_t>();
@@ -165,6 +208,7 @@ Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::stri
                                                    "' cannot be run (" + std::strerror(err) + "): install Python 3 " +
                                                    "and " + kDaskInstallHint + ", or set " + kPythonEnv);
     }
+    return false;
   });
   ::close(fds[0]);
   int wstatus = 0;
@@ -172,6 +216,9 @@ Result<DaskConvertResult> convert_on_dask(const std::string& in, const std::stri
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
+  g_wake_fd = -1;
+  ::close(wake[0]);
+  ::close(wake[1]);
 
   if (g_signal != 0 && !result) {
     std::fprintf(stderr, "zt: interrupted, nothing written to %s\n", out.c_str());

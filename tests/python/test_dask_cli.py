@@ -212,6 +212,45 @@ def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo,
     assert os.listdir(tmp_path / "out") == []  # no output, temporary, shard or staging folder
 
 
+def test_a_signal_between_zts_check_and_its_wait_still_reaches_the_client(tmp_path, cluster):
+    """zt waits on the client's channel and forwards a signal it gets meanwhile.
+    The signal lands at the worst moment: zt has handled a progress line and
+    checked for signals, and is about to wait again (its pause point
+    "handoff:wait"), while the client is paused after that line and will
+    write nothing more. A check-then-read() zt waits forever here; zt must
+    still forward the signal, and the client publish nothing."""
+    from _pause import Pause
+
+    address, _ = cluster
+    src = tmp_path / "in.safetensors"
+    rng = np.random.default_rng(6)
+    safetensors_numpy.save_file({f"w{i}": (rng.standard_normal(1 << 16) * 0.02).astype(np.float32)
+                                 for i in range(8)}, str(src))
+    (tmp_path / "out").mkdir()
+    client_pause = Pause(tmp_path, "progress")
+    zt_pause = Pause(tmp_path, "handoff:wait")
+    # The client takes its own pause point: zt's environment names zt's.
+    python = tmp_path / "python-pausing-at-progress"
+    python.write_text("#!/bin/sh\n" + " ".join(f"{k}='{v}'" for k, v in client_pause.env.items())
+                      + f" exec '{sys.executable}' \"$@\"\n")
+    python.chmod(0o755)
+    proc = subprocess.Popen([ZT, "compress", str(src), str(tmp_path / "out" / "m.zt"), "--scheduler", address],
+                            env=dict(os.environ, ZT_PYTHON=str(python), **zt_pause.env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        client_pause.wait(proc)
+        assert zt_pause.wait(proc) == proc.pid
+        proc.send_signal(signal.SIGINT)
+        zt_pause.resume()
+        _, err = proc.communicate(timeout=EVENT_SECONDS)
+    finally:
+        proc.kill()  # only if an assertion above left it running
+        client_pause.resume()
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted, nothing written" in err
+    assert os.listdir(tmp_path / "out") == []
+
+
 def test_a_killed_clients_staging_folder_is_swept_by_the_next_write(tmp_path, cluster):
     """kill -9 of the client once the workers have written every shard: the
     staging folder (with complete shards) stays, its lock released; the next
