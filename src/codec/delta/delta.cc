@@ -37,13 +37,20 @@ bool is_delta_frame(std::span<const uint8_t> bytes) {
 
 zt::Result<std::vector<uint8_t>> compress_delta(std::span<const uint8_t> current, std::span<const uint8_t> reference,
                                                 const CompressOptions& options) {
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> full_frame, compress(current, options));
+  return detail::compress_delta_given_full(current, reference, options, full_frame);
+}
+
+zt::Result<std::vector<uint8_t>> detail::compress_delta_given_full(std::span<const uint8_t> current,
+                                                                   std::span<const uint8_t> reference,
+                                                                   const CompressOptions& options,
+                                                                   std::span<const uint8_t> full_frame) {
   std::vector<uint8_t> x(current.begin(), current.end());
   size_t common = std::min(current.size(), reference.size());
   for (size_t i = 0; i < common; ++i) x[i] ^= reference[i];
   ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> delta_frame, compress(x, options));
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> full_frame, compress(current, options));
   const bool use_delta = delta_frame.size() <= full_frame.size();
-  const std::vector<uint8_t>& inner = use_delta ? delta_frame : full_frame;
+  const std::span<const uint8_t> inner = use_delta ? std::span<const uint8_t>(delta_frame) : full_frame;
   std::vector<uint8_t> out(detail::kMagicDelta, detail::kMagicDelta + 4);
   detail::put_u8(out, detail::kDeltaVersion);
   detail::put_u8(out, use_delta ? 0 : 1);

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
+#include "z4ai/codec.h"
 #include "ztensor/status.h"
 
 namespace z4ai::detail {
@@ -24,5 +26,13 @@ struct DeltaHeader {
 };
 
 zt::Result<DeltaHeader> read_delta_header(std::span<const uint8_t> frame);
+
+// compress_delta with the standalone frame already made (`full_frame`, what
+// compress(current, options) returns): the Z4DM encoder weighs that frame
+// as its FULL entry too, so it is coded once per tensor, not twice.
+zt::Result<std::vector<uint8_t>> compress_delta_given_full(std::span<const uint8_t> current,
+                                                           std::span<const uint8_t> reference,
+                                                           const CompressOptions& options,
+                                                           std::span<const uint8_t> full_frame);
 
 }  // namespace z4ai::detail

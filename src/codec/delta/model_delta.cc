@@ -11,9 +11,9 @@
 #include "codec/common/digest.h"
 #include "codec/common/safetensors_input.h"
 #include "codec/common/thread_pool.h"
+#include "codec/delta/delta_format.h"
 #include "codec/delta/model_delta_format.h"
 #include "z4ai/codec.h"
-#include "z4ai/delta.h"
 
 namespace z4ai {
 namespace {
@@ -66,7 +66,7 @@ zt::Status encode(Plan& p, std::span<const uint8_t> target, std::span<const uint
   p.kind = ModelDeltaKind::full;
   if (p.base == nullptr) return {};
   auto ref = base_data.subspan(size_t(p.base->begin), size_t(p.base->end - p.base->begin));
-  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> delta, compress_delta(target, ref, o));
+  ZT_ASSIGN_OR_RETURN(std::vector<uint8_t> delta, detail::compress_delta_given_full(target, ref, o, p.frame));
   if (delta.size() + 16 < p.frame.size()) {  // DELTA also stores the base span
     p.frame = std::move(delta);
     p.kind = ModelDeltaKind::delta;

@@ -99,17 +99,6 @@ constexpr double kZstdSampleMargin = 0.97;
 // writes a symbol and its frequency in one to two bytes.
 constexpr double kTableBytesPerSymbol = 1.5;
 
-double entropy_bits(const uint32_t* counts, size_t k, uint64_t total) {
-  if (total == 0) return 0;
-  double h = 0;
-  for (size_t i = 0; i < k; ++i)
-    if (counts[i]) {
-      double p = double(counts[i]) / double(total);
-      h -= p * std::log2(p);
-    }
-  return h;
-}
-
 struct Stats {
   double h0 = 8;              // order-0 bits per byte
   double est_rans0 = 0;       // bytes

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "codec/common/coding_work.h"
 #include "codec/entropy/entropy.h"
 
 namespace z4ai::detail {
@@ -108,6 +109,7 @@ size_t encode_zstd_plain_into(std::span<const uint8_t> in, int level, std::span<
 
 bool encode_zstd_long(std::span<const uint8_t> in, int level, bool literal_bias, std::vector<uint8_t>& out,
                       size_t max_bytes) {
+  coding_work().zstd_long_input_bytes += in.size();
   ZSTD_CCtx* c = thread_cctx();
   if (!c) return false;
   ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);

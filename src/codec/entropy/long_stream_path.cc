@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "codec/entropy/histogram.h"
 #include "codec/entropy/rans14_adaptive.h"
+#include "codec/entropy/repetition_probe.h"
 
 namespace z4ai::detail {
 namespace {
@@ -26,6 +28,18 @@ constexpr double kHigherLevelReach = 1.03;
 // and detector weights up to 90 MB, dequantised, pruned, fp8) while every
 // input up to 64 MiB paid for it; spread windows cannot see repeats far apart.
 constexpr size_t kAlwaysBytes = size_t{4} << 20;
+// Streams up to this size always try the zstd frames: the trial is cheap
+// there, and the RNN-like inputs whose planes zstd codes to half of rANS's
+// (tests/golden/z4ai-0.2.0/size_refs.json) have streams of 8-86 KB.
+constexpr size_t kAlwaysTryLzBytes = size_t{128} << 10;
+// Larger streams try them only on evidence that zstd's matches pay
+// (lz_may_pay): kLzProbeWindows spread windows of kLzProbeWindowBytes, coded
+// as one zstd frame at level 1. The trials cost 4-8x the rest of a
+// long-stream frame, and on every plain float input measured (gaussian and
+// real CNN/RNN/detector weights, 1-4 MiB) none won a stream: zstd's Huffman
+// literals cannot beat rANS on a stream without matches.
+constexpr size_t kLzProbeWindows = 4;
+constexpr size_t kLzProbeWindowBytes = size_t{16} << 10;
 
 EntropyPolicy without_long_streams(const EntropyPolicy& p) {
   EntropyPolicy q = p;
@@ -33,7 +47,37 @@ EntropyPolicy without_long_streams(const EntropyPolicy& p) {
   return q;
 }
 
+// The probe windows of lz_may_pay, back to back.
+std::vector<uint8_t> probe_windows(std::span<const uint8_t> in) {
+  std::vector<uint8_t> out;
+  out.reserve(kLzProbeWindows * kLzProbeWindowBytes);
+  const size_t segment = in.size() / kLzProbeWindows;
+  for (size_t i = 0; i < kLzProbeWindows; ++i) {
+    const uint8_t* p = in.data() + i * segment + (segment - kLzProbeWindowBytes) / 2;
+    out.insert(out.end(), p, p + kLzProbeWindowBytes);
+  }
+  return out;
+}
+
 }  // namespace
+
+bool lz_may_pay(std::span<const uint8_t> in) {
+  if (in.size() <= kAlwaysTryLzBytes) return true;
+  // Repeats far apart (a tensor and its negated copy share their exponent
+  // and mantissa streams): 64-byte blocks that recur.
+  if (has_long_range_repeats(in)) return true;
+  // Matches within the windows: zstd without matches codes each literal with
+  // a Huffman code, at least the windows' order-0 entropy, so a frame below
+  // it proves that matches paid there.
+  const std::vector<uint8_t> windows = probe_windows(in);
+  Histogram4 hist = {};
+  count_bytes(hist, windows.data(), windows.size());
+  uint32_t counts[256];
+  sum_histogram(hist, counts);
+  const double literal_bytes = entropy_bits(counts, 256, windows.size()) * double(windows.size()) / 8;
+  std::vector<uint8_t> lz;
+  return encode_zstd(windows, kFastLongLevel, lz) && double(lz.size()) < literal_bytes;
+}
 
 Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out) {
   const size_t base = out.size();
@@ -42,7 +86,8 @@ Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& poli
   size_t best = out.size() - base;
   std::vector<uint8_t> lz;
   const int levels[] = {kFastLongLevel, policy.zstd_level};
-  for (size_t i = 0; i < (policy.zstd_level == kFastLongLevel ? 1u : 2u); ++i) {
+  const size_t lz_trials = !lz_may_pay(in) ? 0 : policy.zstd_level == kFastLongLevel ? 1 : 2;
+  for (size_t i = 0; i < lz_trials; ++i) {
     lz.clear();
     // max_bytes: level 1 is abandoned beyond kHigherLevelReach of the best
     // coding (the higher level is then skipped), the higher level at the best.

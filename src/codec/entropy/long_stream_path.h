@@ -22,6 +22,12 @@ namespace z4ai::detail {
 // level 1 and at the policy level) when that is smaller.
 Method encode_long_stream(std::span<const uint8_t> in, const EntropyPolicy& policy, std::vector<uint8_t>& out);
 
+// Whether encode_long_stream tries its zstd frames on `in`: always on streams
+// up to 128 KiB, else when 64-byte blocks recur far apart or zstd codes four
+// spread windows below their order-0 entropy (matches paid). A heuristic
+// gate on a candidate: the stream keeps encode_best's coding without them.
+bool lz_may_pay(std::span<const uint8_t> in);
+
 // Whether the one-chunk candidate is built for `data`: typed inputs up to
 // 2 MiB (small models, where it is cheap).
 bool long_stream_candidate_applies(std::span<const uint8_t> data, DType dtype);

@@ -3,6 +3,7 @@
 // the sparse bitmap, and each stream coded by the entropy stage.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -187,11 +188,38 @@ size_t lean_exponent_stream(Transform t) {
   return t == Transform::byte_planes || t == Transform::paired_field_split ? 1 : 0;
 }
 
+// A stream of a body already coded: its bytes, method and coding.
+struct CodedStream {
+  std::span<const uint8_t> raw;
+  Method method;
+  std::span<const uint8_t> coded;
+};
+
+// The streams of `body`, emitted from `p` (emit's layout), for another
+// candidate of the same chunk that shares some of them: the low byte planes
+// are the field split's low mantissa streams, the sign split shares the
+// exponent and low mantissa bytes with the field split.
+std::vector<CodedStream> coded_streams(const Prepared& p, std::span<const uint8_t> body) {
+  std::vector<CodedStream> out;
+  size_t pos = 2 + body[1] + 1;  // transform, tail length, tail, stream count
+  size_t payload = pos + kStreamHeaderBytes * p.streams.size();
+  for (const auto& s : p.streams) {
+    const size_t len = load_u32(body.data() + pos + 5);
+    out.push_back({s, static_cast<Method>(body[pos]), body.subspan(payload, len)});
+    pos += kStreamHeaderBytes;
+    payload += len;
+  }
+  return out;
+}
+
 // The chunk body of `p`. Coding stops, returning an empty body, once the body
 // reaches `budget` bytes: a candidate that cannot beat a body already coded
-// is abandoned without coding its remaining streams.
+// is abandoned without coding its remaining streams. A stream equal to one of
+// `reuse` (coded with the same policy and coder) takes that coding: the coders
+// are deterministic, so the body is the same, for one coding pass less.
 std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, const EntropyPolicy& policy,
-                          bool lean = false, unsigned stream_threads = 1, size_t budget = SIZE_MAX) {
+                          bool lean = false, unsigned stream_threads = 1, size_t budget = SIZE_MAX,
+                          std::span<const CodedStream> reuse = {}) {
   std::vector<uint8_t> body;
   // Worst case is every stream stored: reserve it so appends never reallocate.
   size_t worst = 3 + tail.size() + kStreamHeaderBytes * p.streams.size();
@@ -204,8 +232,14 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
   size_t table = body.size();
   body.resize(table + kStreamHeaderBytes * p.streams.size());
   auto encode = [&](size_t i, std::vector<uint8_t>& out) {
-    return lean ? encode_lean(p.streams[i], i == lean_exponent_stream(p.cand.transform), policy, out)
-                : encode_best(p.streams[i], policy, out);
+    const std::span<const uint8_t> in(p.streams[i]);
+    for (const CodedStream& c : reuse)
+      if (c.raw.size() == in.size() && std::equal(in.begin(), in.end(), c.raw.begin())) {
+        out.insert(out.end(), c.coded.begin(), c.coded.end());
+        return c.method;
+      }
+    return lean ? encode_lean(in, i == lean_exponent_stream(p.cand.transform), policy, out)
+                : encode_best(in, policy, out);
   };
   auto record = [&](size_t i, Method m, size_t coded) {
     uint8_t* h = body.data() + table + kStreamHeaderBytes * i;
@@ -398,18 +432,23 @@ std::vector<uint8_t> encode_ranked_chunk(std::span<const uint8_t> data, size_t n
   } else {
     ranked = rank_on_sample(sample_elements(data.data(), n, dtype_width(dtype)), dtype, o);
   }
+  // The winner's streams stay for the candidates coded after it (emit's reuse).
+  std::optional<Prepared> winner;
+  std::vector<CodedStream> reuse;
   // A palette built on the sample may overflow on the whole chunk: fall back.
   auto emit_primary = [&](size_t budget) {
-    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads, budget);
+    return emit(prepare({primary, false}, dtype, data.data(), n), tail, o.policy, false, o.stream_threads, budget,
+                reuse);
   };
   std::vector<uint8_t> best;
   size_t used = 0;
   bool primary_done = false;
   for (; used < ranked.size() && best.empty(); ++used) {
-    Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
-    if (!p.streams.empty()) best = emit(p, tail, o.policy, false, o.stream_threads);
+    winner.emplace(prepare(ranked[used].second, dtype, data.data(), n));
+    if (!winner->streams.empty()) best = emit(*winner, tail, o.policy, false, o.stream_threads);
     primary_done = ranked[used].second.transform == primary && !ranked[used].second.sparse;
   }
+  if (!best.empty()) reuse = coded_streams(*winner, best);
   if (best.empty()) {
     best = emit_primary(SIZE_MAX);
     primary_done = true;
@@ -421,7 +460,10 @@ std::vector<uint8_t> encode_ranked_chunk(std::span<const uint8_t> data, size_t n
   // larger by construction; it stops once it reaches the winner's size.
   if (!primary_done && o.primary_fallback) {
     std::vector<uint8_t> alt = emit_primary(best.size());
-    if (!alt.empty()) best = std::move(alt);
+    if (!alt.empty()) {
+      reuse.clear();  // they point into the body replaced
+      best = std::move(alt);
+    }
     primary_done = true;
   }
   const bool runner_up_is_primary =
@@ -430,7 +472,7 @@ std::vector<uint8_t> encode_ranked_chunk(std::span<const uint8_t> data, size_t n
       ranked[used].first < kRunnerUpReach * ranked[used - 1].first) {
     Prepared p = prepare(ranked[used].second, dtype, data.data(), n);
     if (!p.streams.empty()) {
-      std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads, best.size());
+      std::vector<uint8_t> alt = emit(p, tail, o.policy, false, o.stream_threads, best.size(), reuse);
       if (!alt.empty()) best = std::move(alt);
     }
   }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "codec/common/byte_io.h"
+#include "codec/common/coding_work.h"
 #include "codec/common/digest.h"
 #include "codec/common/thread_pool.h"
 #include "codec/entropy/repeat_path.h"
@@ -151,6 +152,7 @@ std::vector<uint8_t> default_frame(std::span<const uint8_t> data, const Compress
 
 zt::Status compress_to(std::span<const uint8_t> data, const CompressOptions& o, FrameBuffer& out) {
   ZT_ASSIGN_OR_RETURN(Prepared prepared, prepare(data, o));
+  detail::coding_work().frame_input_bytes += data.size();
   const DType dtype = prepared.dtype;
   const Plan& plan = prepared.plan;
   const zt::Status no_room(zt::ErrorCode::limit_exceeded, "z4ai: cannot allocate memory for a frame of " +

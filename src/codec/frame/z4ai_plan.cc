@@ -7,7 +7,7 @@
 #include <string>
 
 #include "codec/frame/lean_order1.h"
-#include "codec/frame/repetition_probe.h"
+#include "codec/entropy/repetition_probe.h"
 #include "codec/entropy/long_stream_path.h"
 
 namespace z4ai::detail {

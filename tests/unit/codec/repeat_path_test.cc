@@ -9,7 +9,7 @@
 
 #include "codec/entropy/entropy.h"
 #include "codec/entropy/repeat_path.h"
-#include "codec/frame/repetition_probe.h"
+#include "codec/entropy/repetition_probe.h"
 #include "codec/transform/transforms.h"
 #include "test_data.h"
 #include "z4ai/codec.h"

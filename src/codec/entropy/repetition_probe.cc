@@ -1,4 +1,4 @@
-#include "codec/frame/repetition_probe.h"
+#include "codec/entropy/repetition_probe.h"
 
 #include <xxhash.h>
 
