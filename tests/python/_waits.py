@@ -7,6 +7,7 @@ that the work stands at a known point, acts, and lets it go on, so no test
 depends on how fast the machine is.
 """
 
+import os
 import time
 from pathlib import Path
 
@@ -57,3 +58,43 @@ class PausePoint(Pause):
 
     def __exit__(self, *exc):
         self.release()
+
+
+# What a hung process tree shows in its failure: each process's state and
+# signal masks, and the Python stacks of children run with faulthandler on.
+DUMP_ENV = {"PYTHONFAULTHANDLER": "1"}
+
+
+def _signal_state(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return " ".join(line.split(":")[0] + "=" + line.split(":", 1)[1].strip()
+                            for line in f if line.startswith(("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")))
+    except OSError:
+        return "gone"
+
+
+def communicate_or_explain(proc, seconds=EVENT_SECONDS):
+    """proc.communicate() bounded by `seconds`; on a hang, fails with the
+    state of `proc` and its children, whose Python stacks (started with
+    DUMP_ENV) SIGABRT makes faulthandler print to the stderr collected here."""
+    import signal
+    import subprocess
+
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        try:
+            with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as f:
+                children = [int(pid) for pid in f.read().split()]
+        except OSError:
+            children = []
+        state = [f"{proc.pid}: {_signal_state(proc.pid)}"] + [f"{pid}: {_signal_state(pid)}" for pid in children]
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGABRT)
+            except ProcessLookupError:
+                pass
+        proc.kill()
+        _, err = proc.communicate(timeout=seconds)
+        raise AssertionError(f"no exit within {seconds} s:\n" + "\n".join(state) + f"\n{err}") from None

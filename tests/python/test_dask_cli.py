@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 from _cli import ZT, needs_zt
-from _waits import EVENT_SECONDS, PausePoint
+from _waits import DUMP_ENV, PausePoint, communicate_or_explain
 
 import ztensor
 import ztensor.numpy as ztnp
@@ -197,14 +197,14 @@ def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo,
     with PausePoint(tmp_path) as pause:
         proc = subprocess.Popen([ZT, "convert" if sharded else "compress", str(src), str(tmp_path / "out" / "m.zt"),
                                  *args, "--scheduler", address],
-                                env=dict(os.environ, ZT_PYTHON=sys.executable, **pause.env),
+                                env=dict(os.environ, ZT_PYTHON=sys.executable, **DUMP_ENV, **pause.env),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             pause.wait(proc)
             if sharded:
                 assert any(name.startswith(".m.zt.shards-") for name in os.listdir(tmp_path / "out"))
             proc.send_signal(signo)
-            _, err = proc.communicate(timeout=EVENT_SECONDS)
+            _, err = communicate_or_explain(proc)
         finally:
             proc.kill()  # only if an assertion above left it running
     assert proc.returncode == 128 + signo, err
@@ -235,14 +235,14 @@ def test_a_signal_between_zts_check_and_its_wait_still_reaches_the_client(tmp_pa
                       + f" exec '{sys.executable}' \"$@\"\n")
     python.chmod(0o755)
     proc = subprocess.Popen([ZT, "compress", str(src), str(tmp_path / "out" / "m.zt"), "--scheduler", address],
-                            env=dict(os.environ, ZT_PYTHON=str(python), **zt_pause.env),
+                            env=dict(os.environ, ZT_PYTHON=str(python), **DUMP_ENV, **zt_pause.env),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         client_pause.wait(proc)
         assert zt_pause.wait(proc) == proc.pid
         proc.send_signal(signal.SIGINT)
         zt_pause.resume()
-        _, err = proc.communicate(timeout=EVENT_SECONDS)
+        _, err = communicate_or_explain(proc)
     finally:
         proc.kill()  # only if an assertion above left it running
         client_pause.resume()
