@@ -88,6 +88,11 @@ ErrorCode code_from_name(const std::string& name) {
 [[noreturn]] void exec_child(const char* python, int channel_fd, const std::string& request) {
   ::prctl(PR_SET_PDEATHSIG, SIGINT);  // zt killed: the child still cleans up
   ::setpgid(0, 0);  // a terminal's Ctrl-C reaches zt only, which forwards it once
+  // Python makes SIGINT a KeyboardInterrupt only if it starts with the default
+  // action; zt may have inherited SIG_IGN (a background job of a script, a CI
+  // runner), which would leave the forwarded SIGINT without effect.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
   if (channel_fd != kChannelFd) {
     ::dup2(channel_fd, kChannelFd);
     ::close(channel_fd);

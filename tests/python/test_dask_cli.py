@@ -182,8 +182,12 @@ def test_sharded_convert_written_by_the_workers(tmp_path, cluster):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
 
 
-@pytest.mark.parametrize("signo,sharded", [(signal.SIGINT, False), (signal.SIGTERM, True)])
-def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo, sharded):
+@pytest.mark.parametrize("signo,sharded,ignored_at_start", [(signal.SIGINT, False, False),
+                                                            (signal.SIGTERM, True, False),
+                                                            (signal.SIGINT, False, True)])
+def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo, sharded, ignored_at_start):
+    """ignored_at_start: zt starts with SIGINT ignored, as a background job
+    of a script (or a CI runner) starts it; the client must still take it."""
     address, client = cluster
     rng = np.random.default_rng(5)
     src = tmp_path / "in.safetensors"
@@ -195,8 +199,9 @@ def test_signal_while_workers_encode_publishes_nothing(tmp_path, cluster, signo,
     # shard, done and the next ones submitted) until released: the signal
     # lands mid-job however fast the workers are.
     with PausePoint(tmp_path) as pause:
-        proc = subprocess.Popen([ZT, "convert" if sharded else "compress", str(src), str(tmp_path / "out" / "m.zt"),
-                                 *args, "--scheduler", address],
+        start = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"] if ignored_at_start else []
+        proc = subprocess.Popen([*start, ZT, "convert" if sharded else "compress", str(src),
+                                 str(tmp_path / "out" / "m.zt"), *args, "--scheduler", address],
                                 env=dict(os.environ, ZT_PYTHON=sys.executable, **DUMP_ENV, **pause.env),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
