@@ -21,6 +21,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // One-lane vectors gain nothing over the scalar loops.
 void Bf16Split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm) { scalar::bf16_split(src, n, e, sm); }
 void Bf16Merge(const uint8_t* e, const uint8_t* sm, size_t n, uint8_t* dst) { scalar::bf16_merge(e, sm, n, dst); }
+void Fp16Merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  scalar::fp16_merge(e, lo, hi, n, dst);
+}
 void Fp32Split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   scalar::fp32_split(src, n, e, sm, m1, m0);
 }
@@ -88,6 +91,22 @@ void Bf16Merge(const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT sm, si
     hn::StoreInterleaved2(LowByteOf(d, ve, vs), HighByteOf(d, ve, vs), d, dst + 2 * i);
   }
   scalar::bf16_merge(e + i, sm + i, n - i, dst + 2 * i);
+}
+
+// fp16's high byte: sign from hi bit 2, the 5-bit exponent, mantissa bits 9..8.
+void Fp16Merge(const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT lo, const uint8_t* HWY_RESTRICT hi,
+               size_t n, uint8_t* HWY_RESTRICT dst) {
+  const D8 d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V8 vh = hn::LoadU(d, hi + i);
+    const V8 sign = hn::ShiftLeft<5>(hn::And(vh, hn::Set(d, 0x4)));
+    const V8 exp = hn::ShiftLeft<2>(hn::And(hn::LoadU(d, e + i), hn::Set(d, 0x1F)));
+    hn::StoreInterleaved2(hn::LoadU(d, lo + i), hn::Or(hn::Or(sign, exp), hn::And(vh, hn::Set(d, 0x3))), d,
+                          dst + 2 * i);
+  }
+  scalar::fp16_merge(e + i, lo + i, hi + i, n - i, dst + 2 * i);
 }
 
 void Fp32Split(const uint8_t* HWY_RESTRICT src, size_t n, uint8_t* HWY_RESTRICT e, uint8_t* HWY_RESTRICT sm,
@@ -388,6 +407,7 @@ namespace z4ai::detail {
 
 HWY_EXPORT(Bf16Split);
 HWY_EXPORT(Bf16Merge);
+HWY_EXPORT(Fp16Merge);
 HWY_EXPORT(Fp32Split);
 HWY_EXPORT(Fp32Merge);
 HWY_EXPORT(SplitPlanes2);
@@ -408,6 +428,9 @@ void bf16_split_kernel(const uint8_t* src, size_t n, uint8_t* exp, uint8_t* sm) 
 }
 void bf16_merge_kernel(const uint8_t* exp, const uint8_t* sm, size_t n, uint8_t* dst) {
   HWY_DYNAMIC_DISPATCH(Bf16Merge)(exp, sm, n, dst);
+}
+void fp16_merge_kernel(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  HWY_DYNAMIC_DISPATCH(Fp16Merge)(e, lo, hi, n, dst);
 }
 void fp32_split_kernel(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   HWY_DYNAMIC_DISPATCH(Fp32Split)(src, n, e, sm, m1, m0);

@@ -25,6 +25,13 @@ inline void bf16_merge(const uint8_t* e, const uint8_t* sm, size_t n, uint8_t* d
     dst[2 * i + 1] = uint8_t((sm[i] & 0x80) | e[i] >> 1);
   }
 }
+// fp16: hi = sign << 2 | mantissa bits 9..8, lo = mantissa bits 7..0.
+inline void fp16_merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  for (size_t i = 0; i < n; ++i) {
+    dst[2 * i] = lo[i];
+    dst[2 * i + 1] = uint8_t((hi[i] & 0x4) << 5 | (e[i] & 0x1F) << 2 | (hi[i] & 0x3));
+  }
+}
 inline void fp32_split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   for (size_t i = 0; i < n; ++i) {
     const uint8_t* p = src + 4 * i;

@@ -48,6 +48,13 @@ void ref_fp32_merge(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, cons
   }
 }
 
+void ref_fp16_merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t v = uint16_t((hi[i] >> 2 & 1) << 15 | (e[i] & 0x1F) << 10 | (hi[i] & 0x3) << 8 | lo[i]);
+    std::memcpy(dst + 2 * i, &v, 2);
+  }
+}
+
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> v(n);
@@ -106,6 +113,23 @@ TEST(FieldKernels, Bf16SplitAndMergeMatchReference) {
       ref_bf16_merge(re.data(), rsm.data(), n, back.data());
       Shifted a(re, 7), b(rsm, 2), out(2 * n, 1);
       bf16_merge_kernel(a.data(), b.data(), n, out.data());
+      EXPECT_EQ(out.take(2 * n), back);
+      EXPECT_TRUE(out.untouched_outside(2 * n));
+    }
+  });
+}
+
+TEST(FieldKernels, Fp16MergeMatchesReference) {
+  for_each_target([] {
+    for (size_t n : kSizes) {
+      SCOPED_TRACE(n);
+      // Arbitrary stream bytes: the merge must mask the bits it does not use.
+      auto e = random_bytes(n, uint32_t(n) + 20), lo = random_bytes(n, uint32_t(n) + 21),
+           hi = random_bytes(n, uint32_t(n) + 22);
+      std::vector<uint8_t> back(2 * n);
+      ref_fp16_merge(e.data(), lo.data(), hi.data(), n, back.data());
+      Shifted a(e, 1), b(lo, 6), c(hi, 3), out(2 * n, 7);
+      fp16_merge_kernel(a.data(), b.data(), c.data(), n, out.data());
       EXPECT_EQ(out.take(2 * n), back);
       EXPECT_TRUE(out.untouched_outside(2 * n));
     }
