@@ -23,6 +23,13 @@ void fp32_split_kernel(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, ui
 void fp32_merge_kernel(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, const uint8_t* m0, size_t n,
                        uint8_t* dst);
 
+// Sign split merges (transform 5): element i's sign is bit i % 8 of
+// signs[(i / 8)] (ceil(n / 8) bytes are read), mant holds mantissa bits 6..0
+// (bf16) or 22..16 (fp32, bit 7 ignored); the rest as the field merges.
+void bf16_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, size_t n, uint8_t* dst);
+void fp32_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, const uint8_t* m1,
+                            const uint8_t* m0, size_t n, uint8_t* dst);
+
 // Plane j = byte j of every `width`-byte element. Widths 2, 4 and 8 are
 // vectorised; any other width >= 1 takes a scalar loop.
 void split_planes_kernel(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes);
