@@ -45,36 +45,14 @@ zt::Status start(std::span<const uint8_t> in, std::span<uint8_t> out, Lanes& s) 
   return {};
 }
 
-// Renormalisation by the top set bit r of a stepped state (in [2^9, 2^31)):
-// kTake[r] bytes (0, 1 or 2) bring it back to [2^23, 2^31), and shifting
-// (x << 16 | next two bytes) right by kShift[r] = 16 - 8 * kTake[r] takes
-// them in. Tables, not arithmetic on r: the step's longest chain is short.
-struct Renorm {
-  uint8_t take[32], shift[32];
-};
-constexpr Renorm make_renorm() {
-  Renorm t{};
-  for (int r = 0; r < 32; ++r) {
-    t.take[r] = uint8_t(r >= 23 ? 0 : r >= 15 ? 1 : 2);
-    t.shift[r] = uint8_t(16 - 8 * t.take[r]);
-  }
-  return t;
-}
-constexpr Renorm kRenorm = make_renorm();
-
 // One step on a state in [2^23, 2^31): emits its symbol and renormalises
-// without a branch. p[0] and p[1] must be readable.
+// (the step leaves x >= 2^9). p[0] and p[1] must be readable.
 inline uint32_t step(const Rans14Model& m, uint32_t x, const uint8_t*& p, uint8_t* o) {
   const size_t slot = x & kMask;
   const uint8_t sym = m.slot[slot];
   x = m.freq[sym] * (x >> kBits) + uint32_t(slot) - m.cum[sym];
-  const unsigned r = 31 ^ unsigned(__builtin_clz(x));
-  uint16_t next;
-  std::memcpy(&next, p, 2);
-  const uint64_t wide = uint64_t(x) << 16 | __builtin_bswap16(next);
-  p += kRenorm.take[r];
   *o = sym;
-  return uint32_t(wide >> kRenorm.shift[r]);
+  return renorm_bytewise(x, p);
 }
 
 // Whole groups on S streams in lockstep while each has one to go; states

@@ -7,11 +7,38 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "ztensor/status.h"
 
 namespace z4ai::detail {
+
+// Renormalisation of a byte-wise rANS state (PyPI's order-0 and order-1
+// layouts) by its top set bit r, for a state in [2^7, 2^31): take[r] bytes
+// (0, 1 or 2) bring it back to [2^23, 2^31), and shifting (x << 16 | next
+// two bytes) right by shift[r] = 16 - 8 * take[r] takes them in, without a
+// branch. Tables, not arithmetic on r: the step's longest chain stays short.
+struct ByteRenorm {
+  uint8_t take[32], shift[32];
+};
+inline constexpr ByteRenorm kByteRenorm = [] {
+  ByteRenorm t{};
+  for (int r = 0; r < 32; ++r) {
+    t.take[r] = uint8_t(r >= 23 ? 0 : r >= 15 ? 1 : 2);
+    t.shift[r] = uint8_t(16 - 8 * t.take[r]);
+  }
+  return t;
+}();
+// p[0] and p[1] must be readable; p advances by the bytes taken.
+inline uint32_t renorm_bytewise(uint32_t x, const uint8_t*& p) {
+  const unsigned r = 31 ^ unsigned(__builtin_clz(x));
+  uint16_t next;  // big-endian: one load and a rotate, not two byte loads
+  std::memcpy(&next, p, 2);
+  const uint64_t wide = uint64_t(x) << 16 | __builtin_bswap16(next);
+  p += kByteRenorm.take[r];
+  return uint32_t(wide >> kByteRenorm.shift[r]);
+}
 
 // One frequency table: slot -> symbol for the 2^14 slots, each symbol's
 // frequency and cumulative start. Inline arrays, so a decode loop needs one
