@@ -29,6 +29,20 @@ zt_require_pkg(ZSTD      libzstd      libzstd-dev          libzstd-devel)
 zt_require_pkg(CBOR      libcbor      libcbor-dev          libcbor-devel)
 zt_require_pkg(CRYPTO    libcrypto    libssl-dev           openssl-devel)
 zt_require_pkg(XXHASH    libxxhash    libxxhash-dev        xxhash-devel)
+# Builds of libxxhash that include its xxh_x86dispatch.c (Debian's) export
+# XXH3 entry points that pick AVX2 or AVX-512 at run time; the plain ones are
+# SSE2. Same hashes either way.
+if(XXHASH_FOUND AND NOT DEFINED ZT_XXH_DISPATCH)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_INCLUDES ${XXHASH_INCLUDE_DIRS})
+  set(CMAKE_REQUIRED_LIBRARIES ${XXHASH_LINK_LIBRARIES})
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_compiles("#include <xxh_x86dispatch.h>
+int main() { return int(XXH3_64bits_dispatch(\"\", 0) & 1); }" ZT_XXH_DISPATCH)
+  unset(CMAKE_REQUIRED_INCLUDES)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+  unset(CMAKE_REQUIRED_QUIET)
+endif()
 zt_require_pkg(BROTLIENC libbrotlienc libbrotli-dev        brotli-devel)
 zt_require_pkg(BROTLIDEC libbrotlidec libbrotli-dev        brotli-devel)
 # Highway: SIMD kernels with run-time dispatch (src/codec/field_kernels.cc).

@@ -1,6 +1,11 @@
 #include "codec/common/digest.h"
 
 #include <xxhash.h>
+#if ZT_XXH_DISPATCH
+// Renames XXH3_64bits and XXH3_64bits_update to the run-time dispatched
+// (AVX2 / AVX-512) entry points (cmake/ZtDependencies.cmake).
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <new>
 

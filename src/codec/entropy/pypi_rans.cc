@@ -28,6 +28,7 @@
 #include "codec/common/byte_io.h"
 #include "codec/entropy/entropy.h"
 #include "codec/entropy/pypi_rans.h"
+#include "codec/entropy/rans14_decode.h"
 
 namespace z4ai::detail {
 namespace {
@@ -38,7 +39,6 @@ constexpr uint64_t kAdaptiveFlag = kRans14AdaptiveFlag;
 constexpr uint64_t kAdaptiveSlice = kRans14AdaptiveSlice;
 constexpr int kO0Bits = kRans14ScaleBits;
 constexpr int kO1Bits = 12;
-constexpr size_t kLanes = 4;
 // The encoder caps order-1 segments at 64 (its decoder's state array).
 constexpr uint8_t kMaxO1Segments = 64;
 // One record per context: u8 ctx, u16 count, count x (u8 sym, u16 freq).
@@ -49,30 +49,6 @@ zt::Status corrupt(const std::string& what) {
 }
 
 uint64_t slice_begin(uint64_t n, uint64_t k, uint64_t i) { return n * i / k; }
-
-// One frequency table, its cumulative starts and slot -> symbol map; fc
-// packs freq | cum << 16 (both <= 2^14) so a decode step makes one load.
-struct Model {
-  std::array<uint16_t, 256> freq{};
-  std::array<uint32_t, 256> cum{};
-  std::array<uint32_t, 256> fc{};
-  std::vector<uint8_t> slot;
-};
-
-zt::Status build_model(const uint8_t* table, int bits, Model& m) {
-  const uint32_t scale = 1u << bits;
-  uint32_t acc = 0;
-  for (int s = 0; s < 256; ++s) {
-    m.freq[s] = uint16_t(table[2 * s] | table[2 * s + 1] << 8);
-    m.cum[s] = acc;
-    m.fc[s] = m.freq[s] | acc << 16;
-    acc += m.freq[s];
-  }
-  if (acc != scale) return corrupt("frequency table sums to " + std::to_string(acc) + ", not " + std::to_string(scale));
-  m.slot.resize(scale);
-  for (int s = 0; s < 256; ++s) std::memset(m.slot.data() + m.cum[s], s, m.freq[s]);
-  return {};
-}
 
 // Reads state bytes forward; running past the end is corruption.
 struct StateReader {
@@ -92,64 +68,6 @@ struct StateReader {
 };
 
 bool valid_start(uint32_t x) { return x >= kRansLow && x < (1u << 31); }
-
-// One order-0 step on state x: its symbol, then the state renormalised. A
-// step leaves x >= 2^9: it takes 2 bytes below 2^15, 1 below 2^23, else
-// none, a count known from x alone, so the read pointer's advance never
-// waits on a byte load. The caller guarantees p[0] and p[1] are readable.
-inline uint8_t o0_step(const Model& m, uint32_t& x, const uint8_t*& p) {
-  constexpr uint32_t mask = (1u << kO0Bits) - 1;
-  const uint32_t slot = x & mask;
-  const uint8_t sym = m.slot[slot];
-  const uint32_t st = m.fc[sym];
-  x = (st & 0xFFFF) * (x >> kO0Bits) + slot - (st >> 16);
-  const uint32_t k = uint32_t(x < kRansLow) + uint32_t(x < (kRansLow >> 8));
-  const uint32_t next2 = uint32_t(p[0]) << 8 | p[1];
-  x = (x << (8 * k)) | (next2 >> (8 * (2 - k)));
-  p += k;
-  return sym;
-}
-
-// The 4 lanes live in registers; bounds are checked once per group of 4
-// symbols (8 bytes at most), the last groups byte by byte.
-constexpr size_t kMaxGroupBytes = 2 * kLanes;
-
-zt::Status decode_o0_stream(std::span<const uint8_t> in, const Model& m, std::span<uint8_t> out) {
-  if (out.empty()) return {};
-  if (in.size() < 4 * kLanes) return corrupt("stream of " + std::to_string(in.size()) + " bytes has no 4 states");
-  uint32_t x[kLanes];
-  for (size_t l = 0; l < kLanes; ++l) {
-    x[l] = load_u32(in.data() + 4 * l);
-    if (!valid_start(x[l])) return corrupt("initial state out of range");
-  }
-  const uint8_t* p = in.data() + 4 * kLanes;
-  const uint8_t* const end = in.data() + in.size();
-  uint8_t* o = out.data();
-  size_t i = 0;
-  {
-    uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-    for (; i + kLanes <= out.size() && size_t(end - p) >= kMaxGroupBytes; i += kLanes) {
-      o[i] = o0_step(m, x0, p);
-      o[i + 1] = o0_step(m, x1, p);
-      o[i + 2] = o0_step(m, x2, p);
-      o[i + 3] = o0_step(m, x3, p);
-    }
-    x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3;
-  }
-  StateReader r{p, end};
-  constexpr uint32_t mask = (1u << kO0Bits) - 1;
-  for (; i < out.size(); ++i) {
-    uint32_t& s = x[i % kLanes];
-    const uint32_t slot = s & mask;
-    const uint8_t sym = m.slot[slot];
-    o[i] = sym;
-    s = r.renorm(m.freq[sym] * (s >> kO0Bits) + slot - m.cum[sym]);
-  }
-  if (r.overrun) return corrupt("stream runs past its coded bytes");
-  for (uint32_t s : x)
-    if (s != kRansLow) return corrupt("final state is not the encoder's start state");
-  return {};
-}
 
 // The k streams a chunk length table declares, back to back.
 zt::Result<std::vector<std::span<const uint8_t>>> take_chunks(ByteReader& r, const std::vector<uint32_t>& lens,
@@ -183,6 +101,32 @@ zt::Result<std::vector<uint8_t>> unzstd_declared(std::span<const uint8_t> in, ui
   std::vector<uint8_t> raw(static_cast<size_t>(size));
   ZT_RETURN_IF_ERROR(decode_zstd(in, raw));
   return raw;
+}
+
+// The k slices [i*n/k, (i+1)*n/k) of `out`, slice i from chunks[i], two at
+// a time (rans14_decode.h); model_of(i, m) points m at slice i's table or
+// fails. A slice pair's tables are both asked for before either is decoded.
+template <class ModelOf>
+zt::Status decode_slices(const std::vector<std::span<const uint8_t>>& chunks, uint64_t n, ModelOf model_of,
+                         std::span<uint8_t> out) {
+  const uint64_t k = chunks.size();
+  const auto slice = [&](uint64_t i) {
+    const uint64_t b = slice_begin(n, k, i), e = slice_begin(n, k, i + 1);
+    return out.subspan(size_t(b), size_t(e - b));
+  };
+  uint64_t i = 0;
+  for (; i + 2 <= k; i += 2) {
+    const Rans14Model *a = nullptr, *b = nullptr;
+    ZT_RETURN_IF_ERROR(model_of(i, a));
+    ZT_RETURN_IF_ERROR(model_of(i + 1, b));
+    ZT_RETURN_IF_ERROR(decode_rans14_streams2(chunks[i], *a, slice(i), chunks[i + 1], *b, slice(i + 1)));
+  }
+  if (i < k) {
+    const Rans14Model* a = nullptr;
+    ZT_RETURN_IF_ERROR(model_of(i, a));
+    ZT_RETURN_IF_ERROR(decode_rans14_stream(chunks[i], *a, slice(i)));
+  }
+  return {};
 }
 
 // Each symbol costs at least log2(scale / largest frequency) bits, and the
@@ -236,24 +180,24 @@ zt::Status decode_legacy_rans0(std::span<const uint8_t> in, std::span<uint8_t> o
     if (!r.u16(k) || !r.bytes(512, table)) return corrupt("chunked header is truncated");
     ZT_RETURN_IF_ERROR(check_length(n, out.size()));
     if (k == 0) return corrupt("chunked stream declares 0 chunks");
-    Model m;
-    ZT_RETURN_IF_ERROR(build_model(table.data(), kO0Bits, m));
+    auto m = std::make_unique_for_overwrite<Rans14Model>();
+    ZT_RETURN_IF_ERROR(build_rans14_model(table.data(), *m));
     ZT_ASSIGN_OR_RETURN(auto lens, read_lengths(r, k, "chunked order-0"));
     ZT_ASSIGN_OR_RETURN(auto chunks, take_chunks(r, lens, "chunked order-0"));
-    for (uint64_t i = 0; i < k; ++i) {
-      const uint64_t b = slice_begin(n, k, i), e = slice_begin(n, k, i + 1);
-      ZT_RETURN_IF_ERROR(decode_o0_stream(chunks[i], m, out.subspan(size_t(b), size_t(e - b))));
-    }
-    return {};
+    const auto shared = [&](uint64_t, const Rans14Model*& p) {
+      p = m.get();
+      return zt::Status();
+    };
+    return decode_slices(chunks, n, shared, out);
   }
   ZT_RETURN_IF_ERROR(check_length(head, out.size()));
   if (n == 0) return {};
   std::span<const uint8_t> table, payload;
   if (!r.bytes(512, table)) return corrupt("frequency table is truncated");
   r.bytes(r.remaining(), payload);
-  Model m;
-  ZT_RETURN_IF_ERROR(build_model(table.data(), kO0Bits, m));
-  return decode_o0_stream(payload, m, out);
+  auto m = std::make_unique_for_overwrite<Rans14Model>();
+  ZT_RETURN_IF_ERROR(build_rans14_model(table.data(), *m));
+  return decode_rans14_stream(payload, *m, out);
 }
 
 zt::Status decode_legacy_rans_adaptive(std::span<const uint8_t> in, std::span<uint8_t> out) {
@@ -275,13 +219,13 @@ zt::Status decode_legacy_rans_adaptive(std::span<const uint8_t> in, std::span<ui
   std::vector<uint8_t> tables(size_t(k) * 512);
   ZT_RETURN_IF_ERROR(decode_zstd(blob, tables));
   ZT_ASSIGN_OR_RETURN(auto chunks, take_chunks(r, lens, "adaptive order-0"));
-  Model m;
-  for (uint64_t i = 0; i < k; ++i) {
-    ZT_RETURN_IF_ERROR(build_model(tables.data() + 512 * i, kO0Bits, m));
-    const uint64_t b = slice_begin(n, k, i), e = slice_begin(n, k, i + 1);
-    ZT_RETURN_IF_ERROR(decode_o0_stream(chunks[i], m, out.subspan(size_t(b), size_t(e - b))));
-  }
-  return {};
+  // Two models, for the two slices decoded at once.
+  auto m = std::make_unique_for_overwrite<Rans14Model[]>(2);
+  const auto own = [&](uint64_t i, const Rans14Model*& p) {
+    p = &m[i % 2];
+    return build_rans14_model(tables.data() + 512 * i, m[i % 2]);
+  };
+  return decode_slices(chunks, n, own, out);
 }
 
 namespace {

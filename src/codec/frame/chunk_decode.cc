@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codec/common/byte_io.h"
+#include "codec/common/no_init_bytes.h"
 #include "codec/common/thread_pool.h"
 #include "codec/frame/chunk_codec.h"
 #include "codec/transform/paired_split.h"
@@ -155,7 +156,8 @@ zt::Status check_layout(const ChunkLayout& c, DType dtype, bool allow_context_co
 }
 
 // Decodes a stream, or points straight at the frame bytes when it is stored.
-zt::Status materialize(const StreamRef& s, bool allow_context_coders, std::vector<uint8_t>& scratch,
+// Scratch grows uninitialised: the decoder writes all of it or fails.
+zt::Status materialize(const StreamRef& s, bool allow_context_coders, StreamBytes& scratch,
                        const uint8_t*& data) {
   if (s.method == uint8_t(Method::stored)) {
     if (s.payload.size() != s.raw_len) return corrupt("stored stream length differs from its raw length");
@@ -172,10 +174,10 @@ zt::Status materialize(const StreamRef& s, bool allow_context_coders, std::vecto
 struct Streams {
   const ChunkLayout& c;
   bool allow_context_coders;
-  std::vector<std::vector<uint8_t>>& scratch;
+  std::vector<StreamBytes>& scratch;
   std::vector<const uint8_t*> ptrs;
 
-  Streams(const ChunkLayout& layout, bool allow, std::vector<std::vector<uint8_t>>& s)
+  Streams(const ChunkLayout& layout, bool allow, std::vector<StreamBytes>& s)
       : c(layout), allow_context_coders(allow), scratch(s), ptrs(layout.refs.size()) {
     if (scratch.size() < c.refs.size()) scratch.resize(c.refs.size());
   }
@@ -249,7 +251,7 @@ zt::Status decode_planar(Streams& s, DType dtype, std::span<uint8_t> out, unsign
   if (!c.sparse) {
     inverse_transform(c.transform, dtype, s.ptrs.data() + first, n, out.data());
   } else {
-    thread_local std::vector<uint8_t> packed;
+    thread_local StreamBytes packed;
     packed.resize(n_coded * w);
     inverse_transform(c.transform, dtype, s.ptrs.data() + first, n_coded, packed.data());
     sparse_unpack(bitmap, packed.data(), n, w, out.data());
@@ -266,7 +268,7 @@ zt::Status decode_elements(const ChunkLayout& c, DType dtype, bool allow_context
     // (check_layout: its raw length is the chunk's whole elements).
     return decode_stream(c.refs[0].method, allow_context_coders, c.refs[0].payload, out.first(whole));
   }
-  thread_local std::vector<std::vector<uint8_t>> scratch;
+  thread_local std::vector<StreamBytes> scratch;
   Streams s(c, allow_context_coders, scratch);
   switch (c.transform) {
     case Transform::palette: return decode_palette(s, dtype, out);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "codec/common/byte_io.h"
+#include "codec/common/no_init_bytes.h"
 #include "codec/common/thread_pool.h"
 #include "codec/frame/chunk_codec.h"
 #include "codec/transform/paired_split.h"
@@ -29,27 +30,6 @@ constexpr double kSparseMinZeroShare = 0.125;
 // Above this share of all-zero elements the lean path is not taken.
 constexpr double kLeanMaxZeroShare = 0.01;
 constexpr size_t kStreamHeaderBytes = 9;  // u8 method, u32 raw_len, u32 comp_len
-// A byte vector whose resize() leaves new bytes uninitialised: every stream
-// buffer is fully written by its transform, so zero-filling it is wasted work.
-template <class T>
-struct NoInitAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = NoInitAllocator<U>;
-  };
-  NoInitAllocator() = default;
-  template <class U>
-  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-using StreamBytes = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
 
 struct Candidate {
   Transform transform;

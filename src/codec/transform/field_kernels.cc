@@ -21,11 +21,21 @@ namespace hn = hwy::HWY_NAMESPACE;
 // One-lane vectors gain nothing over the scalar loops.
 void Bf16Split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm) { scalar::bf16_split(src, n, e, sm); }
 void Bf16Merge(const uint8_t* e, const uint8_t* sm, size_t n, uint8_t* dst) { scalar::bf16_merge(e, sm, n, dst); }
+void Fp16Merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  scalar::fp16_merge(e, lo, hi, n, dst);
+}
 void Fp32Split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   scalar::fp32_split(src, n, e, sm, m1, m0);
 }
 void Fp32Merge(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, const uint8_t* m0, size_t n, uint8_t* dst) {
   scalar::fp32_merge(e, sm, m1, m0, n, dst);
+}
+void Bf16SignMerge(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, size_t n, uint8_t* dst) {
+  scalar::bf16_sign_merge(signs, e, mant, 0, n, dst);
+}
+void Fp32SignMerge(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, const uint8_t* m1, const uint8_t* m0,
+                   size_t n, uint8_t* dst) {
+  scalar::fp32_sign_merge(signs, e, mant, m1, m0, 0, n, dst);
 }
 void SplitPlanes2(const uint8_t* src, size_t n, uint8_t* const* p) { scalar::split_planes(src, n, 2, p); }
 void SplitPlanes4(const uint8_t* src, size_t n, uint8_t* const* p) { scalar::split_planes(src, n, 4, p); }
@@ -90,6 +100,22 @@ void Bf16Merge(const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT sm, si
   scalar::bf16_merge(e + i, sm + i, n - i, dst + 2 * i);
 }
 
+// fp16's high byte: sign from hi bit 2, the 5-bit exponent, mantissa bits 9..8.
+void Fp16Merge(const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT lo, const uint8_t* HWY_RESTRICT hi,
+               size_t n, uint8_t* HWY_RESTRICT dst) {
+  const D8 d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V8 vh = hn::LoadU(d, hi + i);
+    const V8 sign = hn::ShiftLeft<5>(hn::And(vh, hn::Set(d, 0x4)));
+    const V8 exp = hn::ShiftLeft<2>(hn::And(hn::LoadU(d, e + i), hn::Set(d, 0x1F)));
+    hn::StoreInterleaved2(hn::LoadU(d, lo + i), hn::Or(hn::Or(sign, exp), hn::And(vh, hn::Set(d, 0x3))), d,
+                          dst + 2 * i);
+  }
+  scalar::fp16_merge(e + i, lo + i, hi + i, n - i, dst + 2 * i);
+}
+
 void Fp32Split(const uint8_t* HWY_RESTRICT src, size_t n, uint8_t* HWY_RESTRICT e, uint8_t* HWY_RESTRICT sm,
                uint8_t* HWY_RESTRICT m1, uint8_t* HWY_RESTRICT m0) {
   const D8 d;
@@ -117,6 +143,41 @@ void Fp32Merge(const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT sm, co
                           d, dst + 4 * i);
   }
   scalar::fp32_merge(e + i, sm + i, m1 + i, m0 + i, n - i, dst + 4 * i);
+}
+
+// The sign-split high byte: the packed sign bit of each lane (a vector
+// starts on a whole sign byte: N is a multiple of 8) over the exponent's
+// bits 7..1; the low byte as the field merge's.
+HWY_INLINE V8 SignsOf(D8 d, const uint8_t* signs, size_t i) {
+  return hn::IfThenElseZero(hn::LoadMaskBits(d, signs + i / 8), hn::Set(d, 0x80));
+}
+
+void Bf16SignMerge(const uint8_t* HWY_RESTRICT signs, const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT mant,
+                   size_t n, uint8_t* HWY_RESTRICT dst) {
+  const D8 d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V8 ve = hn::LoadU(d, e + i);
+    const V8 lo = LowByteOf(d, ve, hn::LoadU(d, mant + i));
+    hn::StoreInterleaved2(lo, hn::Or(SignsOf(d, signs, i), hn::ShiftRight<1>(ve)), d, dst + 2 * i);
+  }
+  scalar::bf16_sign_merge(signs, e, mant, i, n, dst);
+}
+
+void Fp32SignMerge(const uint8_t* HWY_RESTRICT signs, const uint8_t* HWY_RESTRICT e, const uint8_t* HWY_RESTRICT mant,
+                   const uint8_t* HWY_RESTRICT m1, const uint8_t* HWY_RESTRICT m0, size_t n,
+                   uint8_t* HWY_RESTRICT dst) {
+  const D8 d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V8 ve = hn::LoadU(d, e + i);
+    const V8 b2 = LowByteOf(d, ve, hn::LoadU(d, mant + i));
+    const V8 b3 = hn::Or(SignsOf(d, signs, i), hn::ShiftRight<1>(ve));
+    hn::StoreInterleaved4(hn::LoadU(d, m0 + i), hn::LoadU(d, m1 + i), b2, b3, d, dst + 4 * i);
+  }
+  scalar::fp32_sign_merge(signs, e, mant, m1, m0, i, n, dst);
 }
 
 void SplitPlanes2(const uint8_t* HWY_RESTRICT src, size_t n, uint8_t* const* planes) {
@@ -388,8 +449,11 @@ namespace z4ai::detail {
 
 HWY_EXPORT(Bf16Split);
 HWY_EXPORT(Bf16Merge);
+HWY_EXPORT(Fp16Merge);
 HWY_EXPORT(Fp32Split);
 HWY_EXPORT(Fp32Merge);
+HWY_EXPORT(Bf16SignMerge);
+HWY_EXPORT(Fp32SignMerge);
 HWY_EXPORT(SplitPlanes2);
 HWY_EXPORT(SplitPlanes4);
 HWY_EXPORT(SplitPlanes8);
@@ -409,12 +473,23 @@ void bf16_split_kernel(const uint8_t* src, size_t n, uint8_t* exp, uint8_t* sm) 
 void bf16_merge_kernel(const uint8_t* exp, const uint8_t* sm, size_t n, uint8_t* dst) {
   HWY_DYNAMIC_DISPATCH(Bf16Merge)(exp, sm, n, dst);
 }
+void fp16_merge_kernel(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  HWY_DYNAMIC_DISPATCH(Fp16Merge)(e, lo, hi, n, dst);
+}
 void fp32_split_kernel(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   HWY_DYNAMIC_DISPATCH(Fp32Split)(src, n, e, sm, m1, m0);
 }
 void fp32_merge_kernel(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, const uint8_t* m0, size_t n,
                        uint8_t* dst) {
   HWY_DYNAMIC_DISPATCH(Fp32Merge)(e, sm, m1, m0, n, dst);
+}
+
+void bf16_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, size_t n, uint8_t* dst) {
+  HWY_DYNAMIC_DISPATCH(Bf16SignMerge)(signs, e, mant, n, dst);
+}
+void fp32_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, const uint8_t* m1,
+                            const uint8_t* m0, size_t n, uint8_t* dst) {
+  HWY_DYNAMIC_DISPATCH(Fp32SignMerge)(signs, e, mant, m1, m0, n, dst);
 }
 
 void split_planes_kernel(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes) {

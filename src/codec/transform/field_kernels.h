@@ -14,10 +14,21 @@ namespace z4ai::detail {
 void bf16_split_kernel(const uint8_t* src, size_t n, uint8_t* exp, uint8_t* sm);
 void bf16_merge_kernel(const uint8_t* exp, const uint8_t* sm, size_t n, uint8_t* dst);
 
+// fp16: e = bits 14..10 (masked: any byte gives defined output), lo = bits
+// 7..0, hi = sign << 2 | bits 9..8 (bits 7..3 of hi ignored).
+void fp16_merge_kernel(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst);
+
 // fp32: e = bits 30..23, sm = sign << 7 | bits 22..16, m1 = bits 15..8, m0 = bits 7..0.
 void fp32_split_kernel(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0);
 void fp32_merge_kernel(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, const uint8_t* m0, size_t n,
                        uint8_t* dst);
+
+// Sign split merges (transform 5): element i's sign is bit i % 8 of
+// signs[(i / 8)] (ceil(n / 8) bytes are read), mant holds mantissa bits 6..0
+// (bf16) or 22..16 (fp32, bit 7 ignored); the rest as the field merges.
+void bf16_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, size_t n, uint8_t* dst);
+void fp32_sign_merge_kernel(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, const uint8_t* m1,
+                            const uint8_t* m0, size_t n, uint8_t* dst);
 
 // Plane j = byte j of every `width`-byte element. Widths 2, 4 and 8 are
 // vectorised; any other width >= 1 takes a scalar loop.

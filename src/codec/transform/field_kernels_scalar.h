@@ -25,6 +25,13 @@ inline void bf16_merge(const uint8_t* e, const uint8_t* sm, size_t n, uint8_t* d
     dst[2 * i + 1] = uint8_t((sm[i] & 0x80) | e[i] >> 1);
   }
 }
+// fp16: hi = sign << 2 | mantissa bits 9..8, lo = mantissa bits 7..0.
+inline void fp16_merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  for (size_t i = 0; i < n; ++i) {
+    dst[2 * i] = lo[i];
+    dst[2 * i + 1] = uint8_t((hi[i] & 0x4) << 5 | (e[i] & 0x1F) << 2 | (hi[i] & 0x3));
+  }
+}
 inline void fp32_split(const uint8_t* src, size_t n, uint8_t* e, uint8_t* sm, uint8_t* m1, uint8_t* m0) {
   for (size_t i = 0; i < n; ++i) {
     const uint8_t* p = src + 4 * i;
@@ -42,6 +49,26 @@ inline void fp32_merge(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, c
     p[1] = m1[i];
     p[2] = uint8_t(e[i] << 7 | (sm[i] & 0x7F));
     p[3] = uint8_t((sm[i] & 0x80) | e[i] >> 1);
+  }
+}
+// Sign split merges (sign_split.cc): element i's sign is bit i % 8 of
+// signs[i / 8]; elements [begin, n) of whole-array pointers.
+inline uint8_t sign_at(const uint8_t* signs, size_t i) { return uint8_t(((signs[i >> 3] >> (i & 7)) & 1u) << 7); }
+inline void bf16_sign_merge(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, size_t begin, size_t n,
+                            uint8_t* dst) {
+  for (size_t i = begin; i < n; ++i) {
+    dst[2 * i] = uint8_t(e[i] << 7 | (mant[i] & 0x7F));
+    dst[2 * i + 1] = uint8_t(sign_at(signs, i) | e[i] >> 1);
+  }
+}
+inline void fp32_sign_merge(const uint8_t* signs, const uint8_t* e, const uint8_t* mant, const uint8_t* m1,
+                            const uint8_t* m0, size_t begin, size_t n, uint8_t* dst) {
+  for (size_t i = begin; i < n; ++i) {
+    uint8_t* p = dst + 4 * i;
+    p[0] = m0[i];
+    p[1] = m1[i];
+    p[2] = uint8_t(e[i] << 7 | (mant[i] & 0x7F));
+    p[3] = uint8_t(sign_at(signs, i) | e[i] >> 1);
   }
 }
 inline void split_planes(const uint8_t* src, size_t n, uint32_t width, uint8_t* const* planes) {

@@ -2,7 +2,7 @@
 // sign and mantissa, so the low-entropy exponent is coded on its own. The
 // split is a bijection on bits; merge masks every field so any stream bytes
 // (even corrupt ones) give defined output, later caught by the checksum.
-// bf16 and fp32, the common weight types, run SIMD kernels (field_kernels.h).
+// bf16, fp32 (split and merge) and fp16 (merge) run SIMD kernels (field_kernels.h).
 #include <cstring>
 
 #include "codec/transform/field_kernels.h"
@@ -13,7 +13,6 @@ namespace {
 
 inline uint16_t ld16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
 inline uint64_t ld64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
-inline void st16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 inline void st64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 // bf16 s1 e8 m7 -> [exponent] [sign<<7 | mantissa]
@@ -30,11 +29,7 @@ void fp16_split(const uint8_t* src, size_t n, uint8_t* const* s) {
     hi[i] = uint8_t(((v >> 13) & 0x4) | ((v >> 8) & 0x3));
   }
 }
-void fp16_merge(const uint8_t* const* s, size_t n, uint8_t* dst) {
-  const uint8_t *e = s[0], *lo = s[1], *hi = s[2];
-  for (size_t i = 0; i < n; ++i)
-    st16(dst + 2 * i, uint16_t((hi[i] & 0x4) << 13 | (e[i] & 0x1F) << 10 | (hi[i] & 0x3) << 8 | lo[i]));
-}
+void fp16_merge(const uint8_t* const* s, size_t n, uint8_t* dst) { fp16_merge_kernel(s[0], s[1], s[2], n, dst); }
 
 // fp32 s1 e8 m23 -> [exponent] [sign<<7 | mantissa 22..16] [m 15..8] [m 7..0]
 void fp32_split(const uint8_t* src, size_t n, uint8_t* const* s) { fp32_split_kernel(src, n, s[0], s[1], s[2], s[3]); }

@@ -6,7 +6,6 @@
 // mantissa bytes twice, which the field split's sign << 7 | mantissa byte
 // hides. Merge masks every field, so any stream bytes give defined output.
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 #include "codec/common/byte_io.h"
@@ -16,32 +15,16 @@
 namespace z4ai::detail {
 namespace {
 
-// Both directions go through the field split's SIMD kernels (field_kernels.h)
-// a block at a time: the sign split differs from the field split only in its
-// sign << 7 | mantissa byte, rebuilt or taken apart 8 elements (one sign
-// byte) per 64-bit word. The scalar loops were 31 % of a small model's
-// decode. Blocks are whole sign bytes and stay in L1.
+// The split goes through the field split's SIMD kernel (field_kernels.h) a
+// block at a time: the sign split differs from the field split only in its
+// sign << 7 | mantissa byte, taken apart 8 elements (one sign byte) per
+// 64-bit word. Blocks are whole sign bytes and stay in L1. The merge has a
+// kernel of its own.
 constexpr size_t kBlockElements = 4096;
 
-// kSignSpread[b]: byte k is 0x80 when bit k of b is set.
-constexpr std::array<uint64_t, 256> make_sign_spread() {
-  std::array<uint64_t, 256> t{};
-  for (size_t b = 0; b < 256; ++b)
-    for (size_t k = 0; k < 8; ++k)
-      if ((b >> k) & 1) t[b] |= uint64_t{0x80} << (8 * k);
-  return t;
-}
-constexpr std::array<uint64_t, 256> kSignSpread = make_sign_spread();
 constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
 
-// sm[i] = sign(i) << 7 | (mant[i] & 0x7F) for i < n; `signs` from bit 0 of element 0.
-void fuse_signs(const uint8_t* signs, const uint8_t* mant, size_t n, uint8_t* sm) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) store_u64(sm + i, (load_u64(mant + i) & kLow7) | kSignSpread[signs[i >> 3]]);
-  for (; i < n; ++i) sm[i] = uint8_t(((signs[i >> 3] >> (i & 7)) & 1u) << 7 | (mant[i] & 0x7Fu));
-}
-
-// The inverse: signs (whole bytes, bits past n zero) and mantissas from sm.
+// Signs (whole bytes, bits past n zero) and mantissas from sm.
 void unfuse_signs(const uint8_t* sm, size_t n, uint8_t* signs, uint8_t* mant) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -84,18 +67,10 @@ void sign_split(DType dtype, const uint8_t* src, size_t n, uint8_t* const* s) {
   }
 }
 
+// One pass (field_kernels.h): the sign bits expand to bytes inside the vectors.
 void sign_merge(DType dtype, const uint8_t* const* s, size_t n, uint8_t* dst) {
-  uint8_t sm[kBlockElements];
-  const uint32_t w = dtype == DType::bf16 ? 2 : 4;
-  for (size_t at = 0; at < n; at += kBlockElements) {
-    const size_t m = std::min(kBlockElements, n - at);
-    fuse_signs(s[0] + at / 8, s[2] + at, m, sm);
-    if (dtype == DType::bf16) {
-      bf16_merge_kernel(s[1] + at, sm, m, dst + w * at);
-    } else {
-      fp32_merge_kernel(s[1] + at, sm, s[3] + at, s[4] + at, m, dst + w * at);
-    }
-  }
+  if (dtype == DType::bf16) return bf16_sign_merge_kernel(s[0], s[1], s[2], n, dst);
+  fp32_sign_merge_kernel(s[0], s[1], s[2], s[3], s[4], n, dst);
 }
 
 }  // namespace z4ai::detail

@@ -48,6 +48,13 @@ void ref_fp32_merge(const uint8_t* e, const uint8_t* sm, const uint8_t* m1, cons
   }
 }
 
+void ref_fp16_merge(const uint8_t* e, const uint8_t* lo, const uint8_t* hi, size_t n, uint8_t* dst) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t v = uint16_t((hi[i] >> 2 & 1) << 15 | (e[i] & 0x1F) << 10 | (hi[i] & 0x3) << 8 | lo[i]);
+    std::memcpy(dst + 2 * i, &v, 2);
+  }
+}
+
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> v(n);
@@ -108,6 +115,50 @@ TEST(FieldKernels, Bf16SplitAndMergeMatchReference) {
       bf16_merge_kernel(a.data(), b.data(), n, out.data());
       EXPECT_EQ(out.take(2 * n), back);
       EXPECT_TRUE(out.untouched_outside(2 * n));
+    }
+  });
+}
+
+TEST(FieldKernels, Fp16MergeMatchesReference) {
+  for_each_target([] {
+    for (size_t n : kSizes) {
+      SCOPED_TRACE(n);
+      // Arbitrary stream bytes: the merge must mask the bits it does not use.
+      auto e = random_bytes(n, uint32_t(n) + 20), lo = random_bytes(n, uint32_t(n) + 21),
+           hi = random_bytes(n, uint32_t(n) + 22);
+      std::vector<uint8_t> back(2 * n);
+      ref_fp16_merge(e.data(), lo.data(), hi.data(), n, back.data());
+      Shifted a(e, 1), b(lo, 6), c(hi, 3), out(2 * n, 7);
+      fp16_merge_kernel(a.data(), b.data(), c.data(), n, out.data());
+      EXPECT_EQ(out.take(2 * n), back);
+      EXPECT_TRUE(out.untouched_outside(2 * n));
+    }
+  });
+}
+
+// Sign split merges: whole-word reference, arbitrary bytes in every stream
+// (sign bits past n included), all SIMD targets, sizes and alignments.
+TEST(FieldKernels, SignMergesMatchReference) {
+  for_each_target([] {
+    for (size_t n : kSizes) {
+      SCOPED_TRACE(n);
+      auto signs = random_bytes((n + 7) / 8, uint32_t(n) + 30), e = random_bytes(n, uint32_t(n) + 31),
+           mant = random_bytes(n, uint32_t(n) + 32), m1 = random_bytes(n, uint32_t(n) + 33),
+           m0 = random_bytes(n, uint32_t(n) + 34);
+      std::vector<uint8_t> want16(2 * n), want32(4 * n);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t sign = (signs[i / 8] >> (i % 8)) & 1;
+        const uint16_t v16 = uint16_t(sign << 15 | e[i] << 7 | (mant[i] & 0x7F));
+        const uint32_t v32 = sign << 31 | uint32_t(e[i]) << 23 | uint32_t(mant[i] & 0x7F) << 16 | m1[i] << 8 | m0[i];
+        std::memcpy(&want16[2 * i], &v16, 2);
+        std::memcpy(&want32[4 * i], &v32, 4);
+      }
+      Shifted s(signs, 5), a(e, 1), b(mant, 2), c(m1, 7), dd(m0, 4), out16(2 * n, 3), out32(4 * n, 6);
+      bf16_sign_merge_kernel(s.data(), a.data(), b.data(), n, out16.data());
+      fp32_sign_merge_kernel(s.data(), a.data(), b.data(), c.data(), dd.data(), n, out32.data());
+      EXPECT_EQ(out16.take(2 * n), want16);
+      EXPECT_EQ(out32.take(4 * n), want32);
+      EXPECT_TRUE(out16.untouched_outside(2 * n) && out32.untouched_outside(4 * n));
     }
   });
 }
