@@ -105,6 +105,8 @@ zt::Status finish(const Rans14Model& m, Lanes& s) {
   if (overrun) return corrupt("stream runs past its coded bytes");
   for (uint32_t x : s.x)
     if (x != kLow) return corrupt("final state is not the encoder's start state");
+  // docs/codec.md: every byte consumed, so a stream has one encoding and hides nothing after it.
+  if (s.p != s.end) return corrupt(std::to_string(s.end - s.p) + " bytes after the last symbol");
   return {};
 }
 

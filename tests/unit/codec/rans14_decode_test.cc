@@ -11,6 +11,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "codec/entropy/rans14.h"
@@ -49,6 +50,7 @@ std::optional<std::vector<uint8_t>> reference(const std::vector<uint8_t>& in, co
   }
   for (uint32_t s : x)
     if (s != 1u << 23) return std::nullopt;
+  if (p != in.size()) return std::nullopt;  // every byte consumed
   return out;
 }
 
@@ -158,6 +160,21 @@ TEST(Rans14Decode, TruncatedMutatedAndExtendedStreamsGetTheReferenceVerdict) {
     longer.payload.insert(longer.payload.end(), {1, 2, 3});
     expect_like_reference(longer, partner, 2);
   }
+}
+
+// docs/codec.md: "Every state MUST end at exactly 2^23 with every byte consumed."
+TEST(Rans14Decode, BytesAfterTheLastSymbolAreRefused) {
+  const Coded c = code(skewed(1000, 8, 3));
+  Rans14Model m;
+  ASSERT_TRUE(build_rans14_model(c.table.data(), m).ok());
+  std::vector<uint8_t> out(c.n);
+  ASSERT_TRUE(decode_rans14_stream(c.payload, m, out).ok());
+  std::vector<uint8_t> longer = c.payload;
+  longer.push_back(0);
+  const zt::Status st = decode_rans14_stream(longer, m, out);
+  EXPECT_EQ(st.code(), zt::ErrorCode::corrupt_stream);
+  EXPECT_NE(st.message().find("1 bytes after the last symbol"), std::string::npos) << st.message();
+  EXPECT_EQ(decode_rans14_streams2(c.payload, m, out, longer, m, out).code(), zt::ErrorCode::corrupt_stream);
 }
 
 TEST(Rans14Decode, RandomBytesUnderEveryKindOfTableGetTheReferenceVerdict) {
