@@ -37,13 +37,6 @@ PyReader make_reader(std::unique_ptr<zt::TensorSource> source, bool verify_on_re
   return r;
 }
 
-const zt::Object& find_object(const zt::TensorSource& r, std::string_view name) {
-  const zt::Object* obj = r.find(name);
-  if (!obj)
-    throw_status(zt::Status(zt::ErrorCode::not_found, "no object named '" + std::string(name) + "'"));
-  return *obj;
-}
-
 nb::tuple shape_tuple(const std::vector<uint64_t>& shape) {
   nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(shape.size())));
   for (size_t i = 0; i < shape.size(); ++i)

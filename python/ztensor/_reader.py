@@ -12,14 +12,13 @@ import numpy as np
 
 from . import _core
 from ._dtypes import STORAGE_TO_LEGACY_NAME, numpy_dtype, torch_dtype
+from ._slice import TensorSlice
 from ._sparse import check_coo, check_csr, scipy_sparse
 from ._typing import NumpyArray, NumpyFramework, SparseArray, TorchFramework
 from .errors import error
 
 if TYPE_CHECKING:
     import torch
-
-    from ._slice import TensorSlice
 
 _FRAMEWORKS = ("numpy", "torch")
 # Every .zt file (v0.1 to v1.2) starts with these bytes.
@@ -470,9 +469,10 @@ class Reader:
         a tensor of just those rows for ``framework="torch"``); a compressed
         object is decoded whole, then sliced. Non-dense objects raise
         UnsupportedError."""
-        from ._slice import TensorSlice  # imports this module
-
-        return TensorSlice(self, name, framework)
+        if framework not in _FRAMEWORKS:
+            raise error("invalid_argument", f"get_slice('{name}'): framework must be one of {_FRAMEWORKS}, "
+                        f"not {framework!r}")
+        return TensorSlice(self._r, name, framework == "torch")
 
     # -- ztensor 1.2.x / safetensors compatible surface ----------------------
     def __getitem__(self, name: str) -> NumpyObject:
