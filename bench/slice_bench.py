@@ -78,6 +78,8 @@ def cases(paths: Dict[str, str]) -> Dict[str, Callable[[], object]]:
         ("torch: open + slice", "st"): lambda: st_open_slice("pt"),
         ("numpy: open + slice", "zt"): lambda: zt_open_slice("numpy"),
         ("numpy: open + slice", "st"): lambda: st_open_slice("np"),
+        ("torch: rows and columns [1000:1010, 256:320]", "zt"): lambda: zt.get_slice(NAME, "torch")[ROWS, COLS[1]],
+        ("torch: rows and columns [1000:1010, 256:320]", "st"): lambda: st_pt.get_slice(NAME)[ROWS, COLS[1]],
         ("torch: column block [:, 256:320]", "zt"): lambda: zt.get_slice(NAME, "torch")[COLS],
         ("torch: column block [:, 256:320]", "st"): lambda: st_pt.get_slice(NAME)[COLS],
         ("numpy + copy: column block [:, 256:320]", "zt"): lambda: np.array(zt.get_slice(NAME)[COLS]),
@@ -121,7 +123,7 @@ def main() -> None:
         for rnd in range(args.rounds):
             shift = rnd % len(keys)
             for key in keys[shift:] + keys[:shift]:
-                heavy = "column" in key[0] or ("before" in key[0] and key[1] == "zt")
+                heavy = "column block" in key[0] or ("before" in key[0] and key[1] == "zt")
                 calls = max(1, args.calls // HEAVY_DIVISOR) if heavy else args.calls
                 samples[key].append(per_call(fns[key], calls))
         mib = shape[0] * shape[1] * 4 / (1 << 20)
