@@ -7,6 +7,7 @@
 // whole object, as numpy would.
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
@@ -72,7 +74,7 @@ std::vector<int64_t> c_strides(std::span<const int64_t> shape, int64_t item) {
   return strides;
 }
 
-void make_slice(TensorSlice* self, nb::object reader, std::string_view name, bool torch) {
+void make_slice(TensorSlice* self, nb::handle_t<PyReader> reader, std::string_view name, bool torch) {
   auto source = nb::cast<const PyReader&>(reader).get();
   const zt::Object& obj = find_object(*source, name);
   const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
@@ -87,7 +89,7 @@ void make_slice(TensorSlice* self, nb::object reader, std::string_view name, boo
     if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > static_cast<uint64_t>(INT64_MAX))
       throw_status(zt::Status(zt::ErrorCode::shape_overflow,
                               "object '" + obj.name + "': its shape holds more bytes than an index can address"));
-  new (self) TensorSlice{std::move(reader), std::move(source), &obj, c, torch,
+  new (self) TensorSlice{nb::borrow(reader), std::move(source), &obj, c, torch,
                          c->type == zt::LogicalType::none && !c->type_name.empty(), dtype, item};
 }
 
@@ -201,9 +203,9 @@ void init_slice(nb::module_& m) {
                    })
       .def_prop_ro("storage", [](const TensorSlice& s) { return std::string(zt::dtype_name(s.data->dtype)); })
       .def_prop_ro("logical",
-                   [](const TensorSlice& s) -> nb::object {
-                     if (s.data->type == zt::LogicalType::none) return nb::none();
-                     return nb::str(zt::logical_type_name(s.data->type));
+                   [](const TensorSlice& s) -> std::optional<std::string> {
+                     if (s.data->type == zt::LogicalType::none) return std::nullopt;
+                     return zt::logical_type_name(s.data->type);
                    })
       .def_prop_ro("torch", [](const TensorSlice& s) { return s.torch; });
 }

@@ -13,7 +13,7 @@ torch results are fresh tensors holding only the selected elements.
 
 from __future__ import annotations
 
-from typing import Generic, List, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, List, TypeVar
 
 from . import _core
 
@@ -49,6 +49,9 @@ class TensorSlice(_core.TensorSlice, Generic[T]):
     """
 
     __slots__ = ()
+
+    if TYPE_CHECKING:
+        def __getitem__(self, key: Any) -> T: ...
 
     def get_shape(self) -> List[int]:
         return list(self.shape)
