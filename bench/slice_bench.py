@@ -4,7 +4,7 @@
     python3 bench/slice_bench.py            # 32768x1536 f32 embedding (192 MiB), 15 rounds
     python3 bench/slice_bench.py --full     # 151936x1536 f32 (Qwen2 vocab, 890 MiB)
 
-Rows 1000:1010 of one embedding, the same values written once by
+Rows 1000:1010 (and a column block, [:, 256:320]) of one embedding, the same values written once by
 safetensors (.safetensors) and once by ztensor (raw .zt). Each round times
 every case for --calls calls (per-call mean) in a rotated order, so the
 rounds interleave; the table gives the median over rounds, min-max, and
@@ -31,6 +31,10 @@ import numpy as np
 
 NAME = "model.embed_tokens.weight"
 ROWS = slice(1000, 1010)
+# A column block: every row, strided source runs (a tensor-parallel shard's cut).
+COLS = (slice(None), slice(256, 320))
+# Cases that copy megabytes per call run 1/HEAVY_DIVISOR of --calls.
+HEAVY_DIVISOR = 20
 
 
 def write_files(tmp: str, shape) -> Dict[str, str]:
@@ -74,6 +78,12 @@ def cases(paths: Dict[str, str]) -> Dict[str, Callable[[], object]]:
         ("torch: open + slice", "st"): lambda: st_open_slice("pt"),
         ("numpy: open + slice", "zt"): lambda: zt_open_slice("numpy"),
         ("numpy: open + slice", "st"): lambda: st_open_slice("np"),
+        ("torch: rows and columns [1000:1010, 256:320]", "zt"): lambda: zt.get_slice(NAME, "torch")[ROWS, COLS[1]],
+        ("torch: rows and columns [1000:1010, 256:320]", "st"): lambda: st_pt.get_slice(NAME)[ROWS, COLS[1]],
+        ("torch: column block [:, 256:320]", "zt"): lambda: zt.get_slice(NAME, "torch")[COLS],
+        ("torch: column block [:, 256:320]", "st"): lambda: st_pt.get_slice(NAME)[COLS],
+        ("numpy + copy: column block [:, 256:320]", "zt"): lambda: np.array(zt.get_slice(NAME)[COLS]),
+        ("numpy + copy: column block [:, 256:320]", "st"): lambda: st_np.get_slice(NAME)[COLS],
         ("torch: Reader.read(name, 'torch')[rows] (before get_slice)", "zt"):
             lambda: zt.read(NAME, "torch")[ROWS],
         ("torch: Reader.read(name, 'torch')[rows] (before get_slice)", "st"): lambda: st_pt.get_slice(NAME)[ROWS],
@@ -95,7 +105,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true", help="151936x1536 (890 MiB) instead of 32768x1536")
     ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--calls", type=int, default=200, help="calls per timing (the slow baseline row: 1/20 of it)")
+    ap.add_argument("--calls", type=int, default=200,
+                    help=f"calls per timing (column blocks and the slow baseline row: 1/{HEAVY_DIVISOR} of it)")
     ap.add_argument("--tmp", default=None, help="directory for the two files (default: a fresh one in /tmp)")
     args = ap.parse_args()
     shape = (151936 if args.full else 32768, 1536)
@@ -104,15 +115,16 @@ def main() -> None:
     try:
         paths = write_files(tmp, shape)
         fns = cases(paths)
-        for key, fn in fns.items():  # the same rows from every case
-            out = fn()
-            np.testing.assert_array_equal(np.asarray(out), np.asarray(fns[("numpy: slice", "st")]()), key[0])
+        for key, fn in fns.items():  # the same values from every case
+            want = fns[(key[0], "st")] if "column" in key[0] else fns[("numpy: slice", "st")]
+            np.testing.assert_array_equal(np.asarray(fn()), np.asarray(want()), key[0])
         keys = list(fns)
         samples: Dict[tuple, List[float]] = {k: [] for k in keys}
         for rnd in range(args.rounds):
             shift = rnd % len(keys)
             for key in keys[shift:] + keys[:shift]:
-                calls = max(1, args.calls // 20) if "before" in key[0] and key[1] == "zt" else args.calls
+                heavy = "column block" in key[0] or ("before" in key[0] and key[1] == "zt")
+                calls = max(1, args.calls // HEAVY_DIVISOR) if heavy else args.calls
                 samples[key].append(per_call(fns[key], calls))
         mib = shape[0] * shape[1] * 4 / (1 << 20)
         print(f"rows {ROWS.start}:{ROWS.stop} of a {shape[0]}x{shape[1]} f32 tensor ({mib:.0f} MiB), "

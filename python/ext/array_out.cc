@@ -62,4 +62,47 @@ nb::object make_array(const zt::ComponentBytes& bytes, nb::handle capsule, nb::d
   return result;
 }
 
+nb::object make_view(nb::handle dtype, const uint8_t* data, std::span<const int64_t> shape,
+                     std::span<const int64_t> strides, bool writeable, nb::handle base) {
+  alignas(64) static const uint8_t kEmpty[64] = {};
+  std::vector<npy_intp> dims(shape.begin(), shape.end()), steps(strides.begin(), strides.end());
+  auto* descr = reinterpret_cast<PyArray_Descr*>(dtype.ptr());
+  Py_INCREF(descr);  // stolen below
+  PyObject* arr = PyArray_NewFromDescr(&PyArray_Type, descr, static_cast<int>(dims.size()), dims.data(),
+                                       steps.data(), const_cast<uint8_t*>(data ? data : kEmpty),
+                                       writeable ? NPY_ARRAY_WRITEABLE : 0, nullptr);
+  if (!arr) throw nb::python_error();
+  nb::object result = nb::steal(arr);
+  if (base.is_valid() && !base.is_none()) {
+    Py_INCREF(base.ptr());
+    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), base.ptr()) < 0) throw nb::python_error();
+  }
+  return result;
+}
+
+nb::object array_scalar(nb::object zero_d) {
+  PyObject* s = PyArray_Return(reinterpret_cast<PyArrayObject*>(zero_d.release().ptr()));  // steals
+  if (!s) throw nb::python_error();
+  return nb::steal(s);
+}
+
+bool is_numpy_integer(PyObject* o) { return PyArray_IsScalar(o, Integer); }
+
+int64_t dtype_itemsize(nb::handle dtype) {
+  return static_cast<int64_t>(PyDataType_ELSIZE(reinterpret_cast<PyArray_Descr*>(dtype.ptr())));
+}
+
+ArrayLayout array_layout(nb::handle arr) {
+  PyObject* a = PyArray_FROM_O(arr.ptr());  // a scalar becomes a 0-d array
+  if (!a) throw nb::python_error();
+  ArrayLayout out;
+  out.array = nb::steal(a);
+  auto* pa = reinterpret_cast<PyArrayObject*>(a);
+  out.data = static_cast<const uint8_t*>(PyArray_DATA(pa));
+  out.shape.assign(PyArray_DIMS(pa), PyArray_DIMS(pa) + PyArray_NDIM(pa));
+  out.strides.assign(PyArray_STRIDES(pa), PyArray_STRIDES(pa) + PyArray_NDIM(pa));
+  out.item = static_cast<size_t>(PyArray_ITEMSIZE(pa));
+  return out;
+}
+
 }  // namespace ztpy

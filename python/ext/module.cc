@@ -14,6 +14,7 @@ void init_writer(nb::module_& m);
 void init_convert(nb::module_& m);
 void init_encode(nb::module_& m);
 void init_shards(nb::module_& m);
+void init_slice(nb::module_& m);
 }  // namespace ztpy
 
 namespace z4ai_py {
@@ -30,6 +31,7 @@ NB_MODULE(_core, m) {
   ztpy::init_convert(m);
   ztpy::init_encode(m);
   ztpy::init_shards(m);
+  ztpy::init_slice(m);
   z4ai_py::init_errors();
   nb::module_ codec = m.def_submodule("_z4ai", "Native core of the z4ai codec (see the z4ai package).");
   z4ai_py::init_module(codec);

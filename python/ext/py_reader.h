@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nanobind/nanobind.h>
 
@@ -29,6 +30,13 @@ struct PyReader {
     return reader;
   }
 };
+
+// The object of that name; not_found when there is none.
+inline const zt::Object& find_object(const zt::TensorSource& r, std::string_view name) {
+  const zt::Object* obj = r.find(name);
+  if (!obj) throw_status(zt::Status(zt::ErrorCode::not_found, "no object named '" + std::string(name) + "'"));
+  return *obj;
+}
 
 // A binding's `src` argument: a path or URL the core opens, or an open
 // ztensor._core.Reader. Parse it with the GIL held; open it without.

@@ -37,13 +37,6 @@ PyReader make_reader(std::unique_ptr<zt::TensorSource> source, bool verify_on_re
   return r;
 }
 
-const zt::Object& find_object(const zt::TensorSource& r, std::string_view name) {
-  const zt::Object* obj = r.find(name);
-  if (!obj)
-    throw_status(zt::Status(zt::ErrorCode::not_found, "no object named '" + std::string(name) + "'"));
-  return *obj;
-}
-
 nb::tuple shape_tuple(const std::vector<uint64_t>& shape) {
   nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(shape.size())));
   for (size_t i = 0; i < shape.size(); ++i)
@@ -182,49 +175,6 @@ nb::object read_dense_one(const PyReader& self, std::string_view name) {
   nb::object arr = make_array(*bytes, owner_capsule(bytes->owner), dtype, shape);
   if (!needs_view(*c)) return arr;
   return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
-}
-
-// Reader.get_slice: rows [lo, hi) of a dense object, as read_dense_one
-// returns them. Only those rows' bytes are read where the source stores the
-// tensor as-is (a view of the mapping locally, one range request remotely);
-// compressed data is decoded whole. None for an object whose rows this
-// cannot cut (not dense, 0-d, an unknown logical type): Python reads it whole.
-nb::object read_dense_rows(const PyReader& self, std::string_view name, uint64_t lo, uint64_t hi) {
-  auto reader = self.get();
-  const zt::Object& obj = find_object(*reader, name);
-  const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
-  if (!c || obj.shape.empty() || (c->type == zt::LogicalType::none && !c->type_name.empty())) return nb::none();
-  if (lo > hi || hi > obj.shape[0])
-    throw_status(zt::Status(zt::ErrorCode::invalid_argument, "object '" + obj.name + "': rows [" +
-                                                                 std::to_string(lo) + ", " + std::to_string(hi) +
-                                                                 ") are not within its " +
-                                                                 std::to_string(obj.shape[0]) + " rows"));
-  nb::dlpack::dtype dtype = logical_dlpack_dtype(c->dtype, c->type);
-  std::vector<size_t> shape(obj.shape.begin(), obj.shape.end());
-  uint64_t row = dtype.bits / 8;  // product(shape) * width fits in u64: checked on open
-  for (size_t d = 1; d < shape.size(); ++d) row *= shape[d];
-  shape[0] = static_cast<size_t>(hi - lo);
-  zt::Result<zt::ComponentBytes> bytes = [&] {
-    nb::gil_scoped_release release;
-    return reader->read_component_range(obj, "data", lo * row, (hi - lo) * row);
-  }();
-  check(bytes.status());
-  nb::object arr = make_array(*bytes, owner_capsule(bytes->owner), dtype, shape);
-  if (!needs_view(*c)) return arr;
-  return nb::make_tuple(arr, zt::dtype_name(c->dtype), zt::logical_type_name(c->type));
-}
-
-// Reader.get_slice: (shape, storage dtype, logical type or None) of a dense
-// object, None for any other format; one call instead of object_info's
-// component dicts, since a slice is often taken once per object.
-nb::object dense_meta(const PyReader& self, std::string_view name) {
-  auto reader = self.get();
-  const zt::Object& obj = find_object(*reader, name);
-  const zt::Component* c = obj.format == "dense" ? obj.find("data") : nullptr;
-  if (!c) return nb::none();
-  nb::object type = nb::none();
-  if (c->type != zt::LogicalType::none) type = nb::str(zt::logical_type_name(c->type));
-  return nb::make_tuple(shape_tuple(obj.shape), zt::dtype_name(c->dtype), type);
 }
 
 // One tuple per object for bulk metadata: (name, format, shape, dtype, type,
@@ -441,8 +391,6 @@ void init_reader(nb::module_& m) {
       .def("read_component", &read_component, nb::arg("name"), nb::arg("role"))
       .def("read_dense", &read_dense, nb::arg("names"), nb::arg("threads") = 0)
       .def("read_dense_one", &read_dense_one, nb::arg("name"))
-      .def("read_dense_rows", &read_dense_rows, nb::arg("name"), nb::arg("lo"), nb::arg("hi"))
-      .def("dense_meta", &dense_meta, nb::arg("name"))
       .def("dequantize", &dequantize, nb::arg("name"))
       .def("verify",
            [](const PyReader& s) {

@@ -66,10 +66,6 @@ class Reader:
 
     def read_dense_one(self, name: str) -> object: ...
 
-    def read_dense_rows(self, name: str, lo: int, hi: int) -> object: ...
-
-    def dense_meta(self, name: str) -> object: ...
-
     def dequantize(self, name: str) -> object: ...
 
     def verify(self) -> None: ...
@@ -140,3 +136,26 @@ class ShardStaging:
 
     def close(self) -> None:
         """Remove the folder and what it holds, and release its lock."""
+
+class TensorSlice:
+    def __init__(self, reader: Reader, name: str, torch: bool) -> None:
+        """
+        A lazy index of one dense object of `reader` (numpy views, or torch tensors when `torch`).
+        """
+
+    def __getitem__(self, key: object | None) -> object: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def shape(self) -> tuple: ...
+
+    @property
+    def storage(self) -> str: ...
+
+    @property
+    def logical(self) -> str | None: ...
+
+    @property
+    def torch(self) -> bool: ...

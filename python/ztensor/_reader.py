@@ -12,14 +12,13 @@ import numpy as np
 
 from . import _core
 from ._dtypes import STORAGE_TO_LEGACY_NAME, numpy_dtype, torch_dtype
+from ._slice import TensorSlice
 from ._sparse import check_coo, check_csr, scipy_sparse
 from ._typing import NumpyArray, NumpyFramework, SparseArray, TorchFramework
-from .errors import error
+from .errors import ZTensorError, error
 
 if TYPE_CHECKING:
     import torch
-
-    from ._slice import TensorSlice
 
 _FRAMEWORKS = ("numpy", "torch")
 # Every .zt file (v0.1 to v1.2) starts with these bytes.
@@ -205,6 +204,28 @@ def _numpy_to_torch(arr: np.ndarray, dtype, shape, copy: bool = True):
     return t.view(dtype).reshape(tuple(shape))
 
 
+def _open_path(path: str, verify: bool):
+    """The core reader of a local path. A .zstn file (z4ai's container,
+    which the core refuses) goes through z4ai; the core is asked first, so
+    opening any other file costs no extra read of its magic."""
+    try:
+        r = _core.Reader.open(path, verify)
+    except ZTensorError:
+        from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
+
+        if is_zstn_file(path):
+            return zstn_core_reader(path, verify)
+        raise
+    # ONNX has no magic: a file named .onnx goes to its parser whatever it holds.
+    if r.format == "onnx":
+        from ._zstn import is_zstn_file, zstn_core_reader
+
+        if is_zstn_file(path):
+            r.close()
+            return zstn_core_reader(path, verify)
+    return r
+
+
 class Reader:
     """A validated, memory-mapped .zt file, or any other weight file
     ztensor reads (safetensors or a sharded ``*.index.json`` of safetensors
@@ -222,12 +243,7 @@ class Reader:
     def __init__(self, path, *, verify: bool = False, _core_reader=None):
         if _core_reader is None:
             self._path = os.fspath(path)
-            from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
-
-            if is_zstn_file(self._path):
-                self._r = zstn_core_reader(self._path, verify)
-            else:
-                self._r = _core.Reader.open(self._path, verify)
+            self._r = _open_path(self._path, verify)
         else:
             self._path = None
             self._r = _core_reader
@@ -470,9 +486,10 @@ class Reader:
         a tensor of just those rows for ``framework="torch"``); a compressed
         object is decoded whole, then sliced. Non-dense objects raise
         UnsupportedError."""
-        from ._slice import TensorSlice  # imports this module
-
-        return TensorSlice(self, name, framework)
+        if framework not in _FRAMEWORKS:
+            raise error("invalid_argument", f"get_slice('{name}'): framework must be one of {_FRAMEWORKS}, "
+                        f"not {framework!r}")
+        return TensorSlice(self._r, name, framework == "torch")
 
     # -- ztensor 1.2.x / safetensors compatible surface ----------------------
     def __getitem__(self, name: str) -> NumpyObject:

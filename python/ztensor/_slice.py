@@ -1,25 +1,21 @@
 """Reader.get_slice: safetensors-style lazy indexing of one dense object.
 
-Cost model (README "Slices"): the first index picks a window of rows and
-only those rows are read from a raw (uncompressed) component: a read-only
-view of the mapped file locally, one HTTP range request (or fsspec read)
-remotely; the rest of the index is applied to that window. Compressed
-components (zstd, z4ai) have no random access: each index decodes the whole
-component, then slices it. numpy results of basic indexing on raw data are
-read-only views of the file (like ``Reader.read``); torch results are fresh
-tensors holding only the selected elements.
+Cost model (README "Slices"): an index of ints, slices, Ellipsis and None
+is worked out in the extension (``_core.TensorSlice``), which reads only the
+bytes it selects from a raw (uncompressed) component: a read-only view of
+the mapped file locally, one HTTP range request (or fsspec read) remotely.
+Compressed components (zstd, z4ai) have no random access: each index
+decodes the whole component, then slices it. Other indices (arrays, lists,
+bools) are numpy's, applied to the whole object. numpy results of basic
+indexing on raw data are read-only views of the file (like ``Reader.read``);
+torch results are fresh tensors holding only the selected elements.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generic, List, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, List, TypeVar
 
-import numpy as np
-
-from ._dtypes import torch_dtype
-from ._files import is_url
-from ._reader import _FRAMEWORKS, Reader, _numpy_to_torch, _typed
-from .errors import error
+from . import _core
 
 # numpy arrays or torch tensors, per the framework the slice was made for.
 T = TypeVar("T")
@@ -42,88 +38,33 @@ def safetensors_dtype_name(storage: str, logical) -> str:
     return name if name is not None else (logical or storage).upper()
 
 
-def _row_window(key, shape):
-    """(lo, hi, key') when ``key`` starts with an int or a slice of axis 0:
-    rows lo..hi-1 hold everything it selects, and ``key'`` selects the same
-    from those rows. None otherwise (Ellipsis, None, arrays, a 0-d tensor);
-    an out-of-range int is left to numpy's IndexError."""
-    if not shape:
-        return None
-    rest = key if isinstance(key, tuple) else (key,)
-    if not rest:
-        return None
-    first, rows = rest[0], shape[0]
-    if isinstance(first, slice):
-        picked = range(*first.indices(rows))
-        if not picked:
-            return 0, 0, (slice(0, 0),) + rest[1:]
-        lo, hi = min(picked[0], picked[-1]), max(picked[0], picked[-1]) + 1
-        stop = picked[-1] - lo + (1 if picked.step > 0 else -1)
-        return lo, hi, (slice(picked[0] - lo, stop if stop >= 0 else None, picked.step),) + rest[1:]
-    if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
-        i = int(first) + rows if first < 0 else int(first)
-        if not 0 <= i < rows:
-            return None
-        return i, i + 1, (0,) + rest[1:]
-    return None
-
-
-class TensorSlice(Generic[T]):
+class TensorSlice(_core.TensorSlice, Generic[T]):
     """One dense object, indexed lazily: ``s[a:b]``, ``s[a:b, c:d]``,
     ``s[..., 3]``, ``s[i]``, negative indices and steps, with numpy's rules
     and errors (IndexError for an out-of-range index or too many indices).
 
     Made by :meth:`ztensor.Reader.get_slice`; mirrors safetensors'
     ``safe_open(...).get_slice(name)`` (``get_shape``, ``get_dtype``).
+    Indexing is the extension's ``__getitem__``: one call per index.
     """
 
-    __slots__ = ("_reader", "_name", "_shape", "_storage", "_logical", "_framework", "_ranged")
+    __slots__ = ()
 
-    def __init__(self, reader: Reader, name: str, framework: str):
-        if framework not in _FRAMEWORKS:
-            raise error("invalid_argument", f"get_slice('{name}'): framework must be one of {_FRAMEWORKS}, "
-                        f"not {framework!r}")
-        meta = reader._r.dense_meta(name)  # NotFoundError when absent
-        if meta is None:
-            raise error("unsupported", f"object '{name}' has format '{reader.object(name).format}': get_slice "
-                        f"takes dense objects only; use read()")
-        self._reader = reader
-        self._name = name
-        self._shape, self._storage, self._logical = meta
-        self._framework = framework
-        # A local file is mapped: slicing the whole view touches only the
-        # selected pages and costs less Python than cutting a row window.
-        self._ranged = reader.path is None or is_url(reader.path)
+    if TYPE_CHECKING:
+        def __getitem__(self, key: Any) -> T: ...
 
     def get_shape(self) -> List[int]:
-        return list(self._shape)
+        return list(self.shape)
 
     def get_dtype(self) -> str:
-        return safetensors_dtype_name(self._storage, self._logical)
+        return safetensors_dtype_name(self.storage, self.logical)
 
     def __len__(self) -> int:
-        if not self._shape:
+        shape = self.shape
+        if not shape:
             raise TypeError("len() of a 0-d tensor slice")
-        return self._shape[0]
-
-    def __getitem__(self, key: Any) -> T:
-        window = _row_window(key, self._shape) if self._ranged else None
-        full = None
-        if window is not None:
-            lo, hi, key = window
-            full = self._reader._r.read_dense_rows(self._name, lo, hi)
-        if full is None:  # the index does not start with rows: read it all
-            full = self._reader._r.read_dense_one(self._name)
-        if type(full) is tuple:  # bf16/fp8: storage ints viewed as ml_dtypes
-            full = _typed(*full)
-        part = full[key]
-        if self._framework == "numpy":
-            return cast(T, part)
-        # One copy of the selected elements only; C order so torch can view
-        # the bytes (numpy cannot hold every torch dtype, see _numpy_to_torch).
-        arr = np.array(part, order="C", copy=True)
-        return cast(T, _numpy_to_torch(arr, torch_dtype(self._storage, self._logical), arr.shape, copy=False))
+        return shape[0]
 
     def __repr__(self) -> str:
-        return (f"<ztensor.TensorSlice {self._name!r} shape={self.get_shape()} "
-                f"dtype={self.get_dtype()} {self._framework}>")
+        return (f"<ztensor.TensorSlice {self.name!r} shape={self.get_shape()} "
+                f"dtype={self.get_dtype()} {'torch' if self.torch else 'numpy'}>")

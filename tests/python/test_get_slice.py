@@ -17,7 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import ztensor
 import ztensor.numpy as ztnp
-from _util import sample
+from _util import same, sample
 
 SHAPES = {"scalar": (), "vec": (7,), "mat": (5, 6), "cube": (3, 4, 5), "empty": (0, 3)}
 
@@ -75,15 +75,108 @@ def test_advanced_indices(reader, arrays, index):
     np.testing.assert_array_equal(reader.get_slice("mat")[index], arrays["mat"][index])
 
 
-@pytest.mark.parametrize("index", [5, -6, (0, 6), (slice(None), -7), (0, 0, 0), (Ellipsis, Ellipsis), [9]])
+@pytest.mark.parametrize("index", [
+    ([0, 2, 4],), (np.array([True, False, True, False, True]),), (slice(None), [5, 0]), (np.array(1), 2),
+])
+def test_advanced_indices_torch(reader, arrays, index):
+    import torch
+    got = reader.get_slice("mat", "torch")[index]
+    want = np.asarray(arrays["mat"][index])
+    assert isinstance(got, torch.Tensor) and got.is_contiguous() and tuple(got.shape) == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+# Basic indices numpy refuses: the same exception, with the same message.
+REFUSED = [
+    5, -6, (0, 6), (slice(None), -7), (0, 0, 0), (Ellipsis, Ellipsis), [9], 10**30, (0, -(10**30)),
+    np.int64(5), (slice(0, 2, 0),), (slice(None), slice(None, None, 0)), slice(1.5, 3), (0, "a"), 2.0,
+    (None,) * 63,
+]
+
+
+@pytest.mark.parametrize("index", REFUSED)
 def test_index_errors_are_numpys(reader, arrays, index):
-    with pytest.raises(IndexError) as want:
+    with pytest.raises((IndexError, ValueError, TypeError)) as want:
         arrays["mat"][index]
-    with pytest.raises(IndexError) as got:
-        reader.get_slice("mat")[index]
-    assert str(got.value) == str(want.value)
-    with pytest.raises(IndexError):
-        reader.get_slice("mat", "torch")[index]
+    for framework in ("numpy", "torch"):
+        with pytest.raises(want.type) as got:
+            reader.get_slice("mat", framework)[index]
+        assert str(got.value) == str(want.value)
+
+
+def test_refused_index_reads_no_data(tmp_path):
+    # Corrupt bytes that any read would report (verify=True checks the
+    # digest): a refused index must fail on the index alone.
+    a = sample(np.float32, (64, 16))
+    with ztensor.Writer(tmp_path / "v.zt") as w:
+        w.add("t", a, checksum="sha256")
+    data = bytearray((tmp_path / "v.zt").read_bytes())
+    data[data.find(a[0].tobytes())] ^= 0xFF
+    (tmp_path / "v.zt").write_bytes(bytes(data))
+    with ztensor.open(tmp_path / "v.zt", verify=True) as r:
+        for framework in ("numpy", "torch"):
+            s = r.get_slice("t", framework)
+            for index in [64, (0, 0, 0), (slice(None, None, 0),), (Ellipsis, Ellipsis)]:
+                with pytest.raises((IndexError, ValueError)) as got:
+                    s[index]
+                assert not isinstance(got.value, ztensor.ZTensorError), index  # not the digest's error
+            with pytest.raises(ztensor.DigestMismatchError):
+                s[0:1]
+
+
+# --- every element type, every basic index ---------------------------------
+
+TYPED_DTYPES = [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                ml_dtypes.float8_e5m2, np.int64, np.int16, np.uint8, np.uint64, np.bool_, np.complex64,
+                np.complex128]
+TYPED_SHAPES = [(), (7,), (0, 3), (4, 5), (3, 1, 4), (2, 3, 2, 3)]
+
+
+@pytest.fixture(scope="module", params=["raw", "zstd"])
+def typed(request, tmp_path_factory):
+    arrays = {f"{np.dtype(dt).name}-{i}": sample(dt, shape, seed=i)
+              for dt in TYPED_DTYPES for i, shape in enumerate(TYPED_SHAPES)}
+    path = tmp_path_factory.mktemp("typed") / f"{request.param}.zt"
+    with ztensor.Writer(path) as w:
+        for name, a in arrays.items():
+            w.add(name, a, compression=None if request.param == "raw" else "zstd")
+    with ztensor.open(path) as r:
+        yield r, arrays, request.param == "raw"
+
+
+@st.composite
+def typed_index(draw):
+    dt = draw(st.sampled_from(TYPED_DTYPES))
+    i = draw(st.integers(0, len(TYPED_SHAPES) - 1))
+    index = draw(hnp.basic_indices(TYPED_SHAPES[i], min_dims=0, allow_ellipsis=True, allow_newaxis=True))
+    return f"{np.dtype(dt).name}-{i}", index
+
+
+@settings(max_examples=400, deadline=None)
+@given(typed_index())
+def test_every_dtype_and_basic_index_numpy(typed, case):
+    r, arrays, raw = typed
+    name, index = case
+    got, want = r.get_slice(name)[index], arrays[name][index]
+    assert type(got) is type(want)
+    assert same(got, want)
+    if raw and isinstance(got, np.ndarray) and got.size:  # a view of the mapped file, as read() is
+        assert np.shares_memory(got, r.read(name)) and not got.flags.writeable
+
+
+@settings(max_examples=300, deadline=None)
+@given(typed_index())
+def test_every_dtype_and_basic_index_torch(typed, case):
+    import torch
+    r, arrays, _ = typed
+    name, index = case
+    got, want = r.get_slice(name, "torch")[index], np.array(arrays[name][index], order="C")  # keeps 0-d
+    assert isinstance(got, torch.Tensor) and got.dtype == r.read(name, "torch").dtype
+    assert tuple(got.shape) == want.shape and got.is_contiguous()
+    # only the selection, in memory of its own
+    assert got.untyped_storage().nbytes() == want.nbytes
+    # as bytes: torch has no fp8 comparison kernels
+    assert bytes(got.reshape(-1).view(torch.uint8).numpy()) == want.tobytes()
 
 
 def test_shape_dtype_and_len(reader):
