@@ -50,23 +50,6 @@ zt::Status corrupt(const std::string& what) {
 
 uint64_t slice_begin(uint64_t n, uint64_t k, uint64_t i) { return n * i / k; }
 
-// Reads state bytes forward; running past the end is corruption.
-struct StateReader {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool overrun = false;
-  uint32_t renorm(uint32_t x) {
-    while (x < kRansLow) {
-      if (p >= end) {
-        overrun = true;
-        return kRansLow;
-      }
-      x = x << 8 | *p++;
-    }
-    return x;
-  }
-};
-
 bool valid_start(uint32_t x) { return x >= kRansLow && x < (1u << 31); }
 
 // The k streams a chunk length table declares, back to back.

@@ -86,23 +86,16 @@ void groups(const Rans14Model* const* m, Lanes* s) {
 zt::Status finish(const Rans14Model& m, Lanes& s) {
   const Rans14Model* mp = &m;
   groups<1>(&mp, &s);
-  bool overrun = false;
+  StateReader r{s.p, s.end};
   for (size_t i = 0; i < s.left; ++i) {
     uint32_t& x = s.x[i % kLanes];
     const uint32_t slot = x & kMask;
     const uint8_t sym = m.slot[slot];
     s.o[i] = sym;
-    x = m.freq[sym] * (x >> kBits) + slot - m.cum[sym];
-    while (x < kLow) {
-      if (s.p >= s.end) {
-        overrun = true;
-        x = kLow;
-        break;
-      }
-      x = x << 8 | *s.p++;
-    }
+    x = r.renorm(m.freq[sym] * (x >> kBits) + slot - m.cum[sym]);
   }
-  if (overrun) return corrupt("stream runs past its coded bytes");
+  s.p = r.p;
+  if (r.overrun) return corrupt("stream runs past its coded bytes");
   for (uint32_t x : s.x)
     if (x != kLow) return corrupt("final state is not the encoder's start state");
   // docs/codec.md: every byte consumed, so a stream has one encoding and hides nothing after it.

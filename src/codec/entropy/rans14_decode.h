@@ -10,6 +10,7 @@
 #include <cstring>
 #include <span>
 
+#include "codec/entropy/pypi_rans.h"
 #include "ztensor/status.h"
 
 namespace z4ai::detail {
@@ -40,6 +41,25 @@ inline uint32_t renorm_bytewise(uint32_t x, const uint8_t*& p) {
   return uint32_t(wide >> kByteRenorm.shift[r]);
 }
 
+// The same renormalisation with the bounds checked, for a stream's last
+// symbols: reads forward a byte at a time; running past the end sets overrun
+// (corruption) and returns 2^23.
+struct StateReader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool overrun = false;
+  uint32_t renorm(uint32_t x) {
+    while (x < kRans14Low) {
+      if (p >= end) {
+        overrun = true;
+        return kRans14Low;
+      }
+      x = x << 8 | *p++;
+    }
+    return x;
+  }
+};
+
 // One frequency table: slot -> symbol for the 2^14 slots, each symbol's
 // frequency and cumulative start. Inline arrays, so a decode loop needs one
 // base register per table.
@@ -54,7 +74,8 @@ zt::Status build_rans14_model(const uint8_t* table, Rans14Model& m);
 
 // Decodes exactly out.size() symbols of one stream (4 u32 states, then the
 // renormalisation bytes). corrupt_stream when a state starts outside
-// [2^23, 2^31), the bytes run out, or a state does not end at 2^23.
+// [2^23, 2^31), the bytes run out, a state does not end at 2^23, or bytes
+// are left after the last symbol.
 zt::Status decode_rans14_stream(std::span<const uint8_t> in, const Rans14Model& m, std::span<uint8_t> out);
 // Two streams at once, each as decode_rans14_stream (a and b may share a
 // model; outputs must not overlap). The first failing stream's error.
