@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ztensor/buffers.h"
 #include "ztensor/byte_source.h"
 #include "ztensor/manifest.h"
 #include "ztensor/source.h"
@@ -82,6 +83,11 @@ class Reader final : public TensorSource {
   Status verify() const override;
   Status verify_object(const Object& object) const;
   uint64_t file_size() const override { return size_; }
+  // The whole file mapped again, copy-on-write, from the inode this reader
+  // validated (a file since replaced under its path does not reach it), for
+  // front ends that view raw components in memory they may write. Errors:
+  // unsupported when the reader is not over a mapped file; io_error.
+  Result<CopyOnWriteBytes> map_copy_on_write() const;
 
  private:
   Reader() = default;

@@ -5,6 +5,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include "dtype_convert.h"
 #include "errors.h"
 
 namespace nb = nanobind;
@@ -60,6 +61,13 @@ nb::object make_array(const zt::ComponentBytes& bytes, nb::handle capsule, nb::d
   if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), capsule.ptr()) < 0)
     throw nb::python_error();  // the base reference was stolen even on failure
   return result;
+}
+
+nb::object copy_on_write_array(const zt::Result<zt::CopyOnWriteBytes>& mapping) {
+  if (!mapping.ok() && mapping.status().code() == zt::ErrorCode::unsupported) return nb::none();
+  check(mapping.status());
+  const zt::ComponentBytes bytes{mapping->bytes, mapping->owner, false};  // private to this process: writable
+  return make_array(bytes, owner_capsule(bytes.owner), storage_dlpack_dtype(zt::DType::u8), {bytes.bytes.size()});
 }
 
 nb::object make_view(nb::handle dtype, const uint8_t* data, std::span<const int64_t> shape,

@@ -26,6 +26,11 @@ bool init_numpy();  // import the numpy C API; false with a Python error set
 nanobind::object make_array(const zt::ComponentBytes& bytes, nanobind::handle capsule,
                             nanobind::dlpack::dtype dtype, const std::vector<size_t>& shape);
 
+// A writable flat uint8 array over a copy-on-write mapping (which it keeps
+// alive), or None when `mapping` is unsupported for this source; other
+// errors raise.
+nanobind::object copy_on_write_array(const zt::Result<zt::CopyOnWriteBytes>& mapping);
+
 }  // namespace ztpy
 
 namespace ztpy {

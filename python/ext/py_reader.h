@@ -24,6 +24,11 @@ struct PyReader {
   // object, file size); null for the other formats.
   const zt::Reader* zt_reader = nullptr;
   bool verify_on_read = false;
+  // torch views of a local .zt file (torch_mapping.h): the file's one
+  // copy-on-write mapping as a uint8 tensor, and a dict of it viewed per
+  // torch dtype. Made on first use, dropped on close; views keep it alive.
+  nanobind::object torch_bytes;
+  nanobind::object torch_elements;
 
   std::shared_ptr<const zt::TensorSource> get() const {
     if (!reader) throw_status(zt::Status(zt::ErrorCode::invalid_argument, "reader is closed"));

@@ -18,6 +18,7 @@
 #include "errors.h"
 #include "py_reader.h"
 #include "source_open.h"
+#include "torch_mapping.h"
 #include "value_convert.h"
 #include "ztensor/convert.h"
 #include "ztensor/reader.h"
@@ -360,6 +361,9 @@ void init_reader(nb::module_& m) {
                      return s.get()->file_size();  // raises when closed
                    })
       .def_prop_ro("format", [](const PyReader& s) { return std::string(s.get()->format_name()); })
+      .def("torch_mapping", &torch_file_bytes,
+           "The whole local .zt file as a torch uint8 tensor over the reader's one private mapping of the "
+           "inode it validated (writes stay in this process), or None for a source that is not a mapped .zt file.")
       .def_prop_ro("closed", [](const PyReader& s) { return !s.reader; })
       .def("attributes", [](const PyReader& s) { return value_to_python(s.get()->manifest().attributes); })
       .def("names",
@@ -423,6 +427,8 @@ void init_reader(nb::module_& m) {
       .def("close", [](PyReader& s) {
         s.zt_reader = nullptr;
         s.reader.reset();
+        s.torch_bytes.reset();  // tensors handed out keep the mapping
+        s.torch_elements.reset();
       });
 }
 

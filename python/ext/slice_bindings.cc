@@ -2,9 +2,11 @@
 // object, one call per index. A basic index (ints, slices, Ellipsis, None)
 // is worked out here (slice_index.h) and only the bytes it selects are read:
 // a view of the mapping locally, one range request remotely, a view of the
-// decoded buffer for compressed data. numpy gets a view, torch a tensor
-// holding just the selection. Any other index is numpy's to apply to the
-// whole object, as numpy would.
+// decoded buffer for compressed data. numpy gets a view. torch gets a view
+// of a copy-on-write mapping of a local .zt file's raw component (as
+// safetensors' get_slice views its mapping), else a tensor holding just the
+// selection. Any other index is numpy's to apply to the whole object, as
+// numpy would.
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +28,7 @@
 #include "py_reader.h"
 #include "slice_index.h"
 #include "strided_copy.h"
+#include "torch_mapping.h"
 
 namespace nb = nanobind;
 
@@ -144,12 +147,37 @@ nb::object torch_copy(const TensorSlice& s, const uint8_t* src, std::span<const 
   return t;
 }
 
+// The selection as a view of the reader's copy-on-write mapping of its
+// local .zt file (torch_mapping.h); None for other sources, and for axes
+// that run backwards (torch has no negative strides).
+nb::object torch_view(const TensorSlice& s, const Selection& sel) {
+  for (size_t d = 0; d < sel.shape.size(); ++d)
+    if (sel.strides[d] < 0 && sel.shape[d] > 1) return nb::none();
+  nb::object elements = torch_file_elements(nb::cast<PyReader&>(s.reader),
+                                            dtype_object("torch_dtype", s.data->dtype, s.data->type), s.item);
+  if (elements.is_none()) return elements;
+  // Element strides; a length-1 axis gets the stride torch gives one (numpy's
+  // new axes have 0, which torch's view(dtype) refuses).
+  std::vector<int64_t> steps(sel.strides.size());
+  for (size_t d = steps.size(); d-- > 0;) {
+    const bool last = d + 1 == steps.size();
+    steps[d] = sel.shape[d] != 1 ? sel.strides[d] / s.item : last ? 1 : steps[d + 1] * sel.shape[d + 1];
+  }
+  // Components start 64-byte aligned, so the first element's file offset is a whole element.
+  const int64_t first = static_cast<int64_t>(s.data->offset) + sel.first;
+  return elements.attr("as_strided")(int_tuple(sel.shape), int_tuple(steps), first / s.item);
+}
+
 nb::object take_basic(const TensorSlice& s, const Selection& sel) {
   zt::ComponentBytes bytes;
   const uint8_t* first = nullptr;
   if (sel.hi > sel.lo) {  // an empty selection reads nothing
     bytes = read_range(s, sel.lo, sel.hi);
     first = bytes.bytes.data() + (sel.first - sel.lo);
+  }
+  if (s.torch && bytes.zero_copy) {  // the range was a view of the mapping: raw, unverified, still backed
+    nb::object view = torch_view(s, sel);
+    if (!view.is_none()) return view;
   }
   if (s.torch) return torch_copy(s, first, sel.shape, sel.strides);
   nb::object base = bytes.owner ? owner_capsule(bytes.owner) : nb::none();

@@ -43,6 +43,11 @@ class Reader:
     @property
     def format(self) -> str: ...
 
+    def torch_mapping(self) -> object:
+        """
+        The whole local .zt file as a torch uint8 tensor over the reader's one private mapping of the inode it validated (writes stay in this process), or None for a source that is not a mapped .zt file.
+        """
+
     @property
     def closed(self) -> bool: ...
 

@@ -208,22 +208,19 @@ def _open_path(path: str, verify: bool):
     """The core reader of a local path. A .zstn file (z4ai's container,
     which the core refuses) goes through z4ai; the core is asked first, so
     opening any other file costs no extra read of its magic."""
+    from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
+
     try:
         r = _core.Reader.open(path, verify)
     except ZTensorError:
-        from ._zstn import is_zstn_file, zstn_core_reader  # imports this module
-
-        if is_zstn_file(path):
-            return zstn_core_reader(path, verify)
-        raise
-    # ONNX has no magic: a file named .onnx goes to its parser whatever it holds.
-    if r.format == "onnx":
-        from ._zstn import is_zstn_file, zstn_core_reader
-
-        if is_zstn_file(path):
-            r.close()
-            return zstn_core_reader(path, verify)
-    return r
+        if not is_zstn_file(path):
+            raise
+    else:
+        # ONNX has no magic: a file named .onnx goes to its parser whatever it holds.
+        if r.format != "onnx" or not is_zstn_file(path):
+            return r
+        r.close()
+    return zstn_core_reader(path, verify)
 
 
 class Reader:
@@ -482,8 +479,9 @@ class Reader:
     def get_slice(self, name: str, framework: str = "numpy") -> TensorSlice[Any]:
         """A :class:`~ztensor.TensorSlice` of one dense object, indexed lazily
         like safetensors' ``safe_open(...).get_slice(name)``: ``s[1000:1010]``
-        of a raw object reads only those rows (a view of the file for numpy,
-        a tensor of just those rows for ``framework="torch"``); a compressed
+        of a raw object reads only those rows (a view of the file for numpy;
+        for ``framework="torch"`` a view of a private copy-on-write mapping,
+        or for other sources a tensor of just those rows); a compressed
         object is decoded whole, then sliced. Non-dense objects raise
         UnsupportedError."""
         if framework not in _FRAMEWORKS:
@@ -591,19 +589,20 @@ def read_dense_torch(reader: Reader, entries: List[tuple], threads: int = 0) -> 
 
 
 def load_all_torch(reader: Reader, device="cpu", threads: int = 0) -> Dict[str, Any]:
-    """Every object as torch tensors. Raw dense objects are views of one
-    private copy-on-write mapping of the file (torch.UntypedStorage.from_file,
-    shared=False), like safetensors: no copy, writes never reach the file.
-    The other dense objects (compressed, legacy big-endian, or any of a URL)
-    are fetched and decoded in one batch on `threads` threads (0 = all
-    cores), each straight into its tensor's memory."""
+    """Every object as torch tensors. Raw dense objects are views of the
+    reader's one private copy-on-write mapping of the file, like
+    safetensors: no copy, writes never reach the file (but show in the
+    reader's other torch views). It maps the inode the reader validated,
+    not the path again, so a file replaced since the open cannot show its
+    bytes under this manifest. The other dense objects (compressed, legacy
+    big-endian, or any of a URL) are fetched and decoded in one batch on
+    `threads` threads (0 = all cores), each straight into its tensor's memory."""
     import torch
 
     index = reader._r.index()
     base = None
-    if reader.path is not None and not reader._verify_on_read and any(e[7] for e in index):
-        storage = torch.UntypedStorage.from_file(reader.path, shared=False, nbytes=reader._r.file_size)
-        base = torch.empty(0, dtype=torch.uint8).set_(storage)  # type: ignore[arg-type]  # from_file's stub is too wide
+    if not reader._verify_on_read and any(e[7] for e in index):
+        base = reader._r.torch_mapping()  # None for a .zt not in a local file
     mapped = [e for e in index if e[1] == "dense" and e[7] and base is not None]
     found = read_dense_torch(reader, [e for e in index if e[1] == "dense" and e[3] is not None
                                       and not (e[7] and base is not None)], threads)

@@ -7,8 +7,12 @@ the mapped file locally, one HTTP range request (or fsspec read) remotely.
 Compressed components (zstd, z4ai) have no random access: each index
 decodes the whole component, then slices it. Other indices (arrays, lists,
 bools) are numpy's, applied to the whole object. numpy results of basic
-indexing on raw data are read-only views of the file (like ``Reader.read``);
-torch results are fresh tensors holding only the selected elements.
+indexing on raw data are read-only views of the file (like ``Reader.read``).
+torch results of basic indexing (no negative step) on a raw component of a
+local .zt file are views of the reader's one copy-on-write mapping of the
+file it opened, as safetensors' are of its safe_open's: writable, writes
+never reach the file, and the reader's torch views share them. Other torch
+results are fresh tensors holding only the selected elements.
 """
 
 from __future__ import annotations

@@ -303,6 +303,11 @@ Status Reader::verify_object(const Object& o) const {
   return Status::Ok();
 }
 
+Result<CopyOnWriteBytes> Reader::map_copy_on_write() const {
+  if (!file_) return Status(ErrorCode::unsupported, "this reader is not over a mapped file");
+  return file_->map_copy_on_write(0, file_->size());
+}
+
 Status Reader::check_backed(const Component& c) const {
   // offset + length was checked against the mapping on open.
   return file_ ? file_->check_backed(c.offset + c.length) : Status::Ok();

@@ -1,11 +1,13 @@
 """Reader.get_slice: safetensors-style lazy indexing.
 
 Values must equal numpy indexing of the whole array for every index form;
-a row range of a raw object must be a view of the file (numpy) or hold only
-those rows (torch); index errors are numpy's.
+a row range of a raw object must be a view of the file (numpy), a view of a
+private mapping of the opened file (torch, local .zt) or hold only those rows
+(torch, other sources); index errors are numpy's.
 """
 
 import json
+import os
 import tracemalloc
 
 import ml_dtypes
@@ -144,6 +146,12 @@ def typed(request, tmp_path_factory):
         yield r, arrays, request.param == "raw"
 
 
+def reverses(view) -> bool:
+    """Whether numpy's view runs backwards along an axis of more than one
+    element (torch has no such view)."""
+    return any(stride < 0 and n > 1 for stride, n in zip(np.asarray(view).strides, np.shape(view)))
+
+
 @st.composite
 def typed_index(draw):
     dt = draw(st.sampled_from(TYPED_DTYPES))
@@ -168,15 +176,18 @@ def test_every_dtype_and_basic_index_numpy(typed, case):
 @given(typed_index())
 def test_every_dtype_and_basic_index_torch(typed, case):
     import torch
-    r, arrays, _ = typed
+    r, arrays, raw = typed
     name, index = case
     got, want = r.get_slice(name, "torch")[index], np.array(arrays[name][index], order="C")  # keeps 0-d
     assert isinstance(got, torch.Tensor) and got.dtype == r.read(name, "torch").dtype
-    assert tuple(got.shape) == want.shape and got.is_contiguous()
-    # only the selection, in memory of its own
-    assert got.untyped_storage().nbytes() == want.nbytes
+    assert tuple(got.shape) == want.shape
+    if raw and want.size and not reverses(arrays[name][index]):
+        # a view of the reader's private mapping of the file, as safetensors' slices are
+        assert got.untyped_storage().nbytes() == os.path.getsize(r.path)
+    else:  # only the selection, in memory of its own
+        assert got.is_contiguous() and got.untyped_storage().nbytes() == want.nbytes
     # as bytes: torch has no fp8 comparison kernels
-    assert bytes(got.reshape(-1).view(torch.uint8).numpy()) == want.tobytes()
+    assert bytes(got.contiguous().reshape(-1).view(torch.uint8).numpy()) == want.tobytes()
 
 
 def test_shape_dtype_and_len(reader):
@@ -309,13 +320,47 @@ def test_row_slice_allocates_only_the_rows(source):
     np.testing.assert_array_equal(t.numpy(), rows)
 
 
-def test_torch_row_slice_holds_only_the_rows(source):
+def test_torch_row_slice_is_a_private_view_or_holds_only_the_rows(source):
     r, name, a = source
     t = r.get_slice(name, "torch")[1000:1010]
-    assert t.untyped_storage().nbytes() == 10 * COLS * 4  # Reader.read(...)[a:b] held all ROWS
+    if r.format == "zt" and r.path.endswith(".zt"):  # a view of the file's copy-on-write mapping
+        assert t.untyped_storage().nbytes() == os.path.getsize(r.path)
+    else:
+        assert t.untyped_storage().nbytes() == 10 * COLS * 4  # Reader.read(...)[a:b] held all ROWS
     assert t.is_contiguous()
     t[0, 0] = 1.0  # writable, and the file is untouched
     assert r.read(name)[1000, 0] == a[1000, 0]
+
+
+def test_torch_column_block_of_a_local_zt_is_a_view(tmp_path):
+    import torch
+    a = sample(np.float32, (ROWS, COLS))
+    ztnp.save_file({"emb": a}, tmp_path / "m.zt")
+    with ztensor.open(tmp_path / "m.zt") as r:
+        s = r.get_slice("emb", "torch")
+        block = s[:, 8:16]
+        assert block.untyped_storage().nbytes() == os.path.getsize(r.path)  # no copy
+        assert not block.is_contiguous()
+        np.testing.assert_array_equal(block.numpy(), a[:, 8:16])
+        block.mul_(2)  # writable; the write stays in this process
+        np.testing.assert_array_equal(r.read("emb")[:, 8:16], a[:, 8:16])
+        # one mapping per reader, as safetensors has one per safe_open
+        assert torch.equal(r.get_slice("emb", "torch")[:, 8:9], block[:, :1])
+        reversed_rows = s[::-1, 8:16]  # torch has no negative strides: a copy
+        assert reversed_rows.is_contiguous() and reversed_rows.untyped_storage().nbytes() == ROWS * 8 * 4
+    assert ztnp.load_file(tmp_path / "m.zt")["emb"].tobytes() == a.tobytes()
+
+
+def test_torch_reads_keep_the_opened_file_when_its_path_is_replaced(tmp_path):
+    """Our writers publish by rename: a reader opened before must go on
+    reading the file it validated, never the new one under its manifest."""
+    from ztensor._reader import load_all_torch
+    old, new = sample(np.float32, (64, 8), seed=1), sample(np.float32, (64, 8), seed=2)
+    ztnp.save_file({"emb": old}, tmp_path / "m.zt")
+    with ztensor.open(tmp_path / "m.zt") as r:
+        ztnp.save_file({"emb": new}, tmp_path / "m.zt")  # a rename over the opened path
+        np.testing.assert_array_equal(r.get_slice("emb", "torch")[:, 2:4].numpy(), old[:, 2:4])
+        np.testing.assert_array_equal(load_all_torch(r)["emb"].numpy(), old)
 
 
 def test_compressed_object_is_decoded_then_sliced(tmp_path):
