@@ -597,8 +597,6 @@ def load_all_torch(reader: Reader, device="cpu", threads: int = 0) -> Dict[str, 
     bytes under this manifest. The other dense objects (compressed, legacy
     big-endian, or any of a URL) are fetched and decoded in one batch on
     `threads` threads (0 = all cores), each straight into its tensor's memory."""
-    import torch
-
     index = reader._r.index()
     base = None
     if not reader._verify_on_read and any(e[7] for e in index):

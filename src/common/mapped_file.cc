@@ -68,21 +68,13 @@ Status MappedFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
   return Status::Ok();
 }
 
-Result<CopyOnWriteBytes> MappedFile::map_copy_on_write(uint64_t offset, uint64_t length) const {
-  if (offset > size_ || length > size_ - offset)
-    return Status(ErrorCode::invalid_argument, "'" + path_ + "': bytes [" + std::to_string(offset) + ", +" +
-                                                   std::to_string(length) + ") lie past the mapping's " +
-                                                   std::to_string(size_));
-  if (length == 0) return CopyOnWriteBytes{};
-  ZT_RETURN_IF_ERROR(check_backed(offset + length));
-  // mmap takes page-aligned offsets: map from the page holding `offset`.
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t start = offset - offset % page;
-  const size_t span = static_cast<size_t>(offset + length - start);
-  void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, static_cast<off_t>(start));
+Result<CopyOnWriteBytes> MappedFile::map_copy_on_write() const {
+  if (size_ == 0) return CopyOnWriteBytes{};
+  ZT_RETURN_IF_ERROR(check_backed(size_));
+  void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
   if (p == MAP_FAILED) return Status::from_errno(ErrorCode::io_error, "cannot mmap '" + path_ + "'", errno);
-  std::shared_ptr<void> owner(p, [span](void* q) { ::munmap(q, span); });
-  return CopyOnWriteBytes{{static_cast<uint8_t*>(p) + (offset - start), static_cast<size_t>(length)}, std::move(owner)};
+  std::shared_ptr<void> owner(p, [size = size_](void* q) { ::munmap(q, size); });
+  return CopyOnWriteBytes{{static_cast<uint8_t*>(p), size_}, std::move(owner)};
 }
 
 MappedFile::~MappedFile() {

@@ -33,10 +33,10 @@ class MappedFile {
   // Copies bytes [offset, offset + out.size()) with pread instead of touching
   // the mapping, so a file truncated meanwhile is an io_error, never SIGBUS.
   Status read_at(uint64_t offset, std::span<uint8_t> out) const;
-  // Bytes [offset, offset + length) of the mapped inode (not of whatever the
-  // path names now) mapped again, copy-on-write. Errors: io_error when the
-  // file no longer holds them or mmap fails; invalid_argument past the mapping.
-  Result<CopyOnWriteBytes> map_copy_on_write(uint64_t offset, uint64_t length) const;
+  // The mapped inode (not whatever the path names now) mapped again, whole
+  // and copy-on-write. Errors: io_error when the file was truncated meanwhile
+  // or mmap fails.
+  Result<CopyOnWriteBytes> map_copy_on_write() const;
 
  private:
   MappedFile() = default;

@@ -305,7 +305,7 @@ Status Reader::verify_object(const Object& o) const {
 
 Result<CopyOnWriteBytes> Reader::map_copy_on_write() const {
   if (!file_) return Status(ErrorCode::unsupported, "this reader is not over a mapped file");
-  return file_->map_copy_on_write(0, file_->size());
+  return file_->map_copy_on_write();
 }
 
 Status Reader::check_backed(const Component& c) const {
