@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <thread>
 
@@ -263,6 +264,51 @@ TEST(Reader, RejectsTruncationAndBadMagic) {
     EXPECT_EQ(r.status().code(), ErrorCode::bad_magic) << cut;
   }
   EXPECT_EQ(Reader::open(dir.file("missing.zt")).status().code(), ErrorCode::io_error);
+}
+
+// Front ends (torch) view raw components in this mapping and may write to
+// them: the bytes are the validated inode's, and writes stay in the process.
+TEST(Reader, CopyOnWriteMappingKeepsTheOpenedFileAndItsBytes) {
+  TempDir dir;
+  std::vector<float> f(256, 3.0f);
+  std::string path = dir.file("cow.zt");
+  {
+    auto w = Writer::create(path);
+    ASSERT_TRUE((*w)->add(dense("f", {256}, DType::f32, as_bytes(f))).ok());
+    ASSERT_TRUE((*w)->finish().ok());
+  }
+  auto r = open_ok(path);
+  ASSERT_TRUE(r);
+  const Component& c = *r->find("f")->find("data");
+  // A different file renamed over the path after open must not reach the mapping.
+  std::string other = dir.file("other.zt");
+  std::vector<float> g(256, -1.0f);
+  {
+    auto w = Writer::create(other);
+    ASSERT_TRUE((*w)->add(dense("f", {256}, DType::f32, as_bytes(g))).ok());
+    ASSERT_TRUE((*w)->finish().ok());
+  }
+  std::filesystem::rename(other, path);
+  auto mapping = r->map_copy_on_write();
+  ASSERT_TRUE(mapping.ok()) << mapping.status().to_string();
+  ASSERT_EQ(mapping->bytes.size(), r->file_size());
+  uint8_t* data = mapping->bytes.data() + c.offset;
+  EXPECT_EQ(std::memcmp(data, f.data(), f.size() * 4), 0);
+  // Writes are private: neither the reader's view nor the file sees them.
+  std::memset(data, 0, 16);
+  auto read = r->read_component("f", "data");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(std::memcmp(read->bytes.data(), f.data(), f.size() * 4), 0);
+  auto reopened = open_ok(path);
+  ASSERT_TRUE(reopened);
+  auto replaced = reopened->read_component("f", "data");
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_EQ(std::memcmp(replaced->bytes.data(), g.data(), g.size() * 4), 0);
+
+  auto bytes = test::read_file(dir.file("cow.zt"));
+  auto in_memory = Reader::open_memory(bytes, nullptr);
+  ASSERT_TRUE(in_memory.ok());
+  EXPECT_EQ((*in_memory)->map_copy_on_write().status().code(), ErrorCode::unsupported);
 }
 
 TEST(Reader, ConcurrentReadsAreSafe) {
