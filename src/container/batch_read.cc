@@ -1,7 +1,9 @@
 // read_components: many components fetched and decoded at once, one worker
 // per core. Each worker reads whole components (its fetch overlaps the
 // others' decoding on a remote source) into the buffer read_component
-// allocates for it, so nothing is copied twice.
+// allocates for it, so nothing is copied twice. A worker that claims a
+// component first asks the source to read the next one ahead, so a remote
+// link keeps streaming while every worker decodes.
 #include <algorithm>
 #include <atomic>
 #include <numeric>
@@ -47,6 +49,7 @@ Result<std::vector<ComponentBytes>> read_components(const TensorSource& source, 
   parallel_for(refs.size(), static_cast<unsigned>(workers), [&](size_t k) {
     if (failed.load(std::memory_order_relaxed)) return;
     const size_t i = order[k];
+    if (k + 1 < order.size()) source.prefetch(*refs[order[k + 1]].object, refs[order[k + 1]].role);
     test_pause("read_components:read");
     auto r = source.read_component_with_threads(*refs[i].object, refs[i].role, per_component);
     if (!r.ok()) {

@@ -12,6 +12,7 @@
 #include "container/digest.h"
 #include "container/limits.h"
 #include "container/manifest_parse.h"
+#include "container/read_ahead.h"
 #include "container/zstd_blob.h"
 #include "ztensor/blob_codec.h"
 
@@ -88,6 +89,7 @@ Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const ByteSource> s
     r->owner_ = source->owner();
   } else {
     r->source_ = source;
+    r->read_ahead_ = std::make_unique<ReadAhead>(source);
     // Bytes crossed a network or a store we do not control: check every digest.
     options.verify_on_read = true;
   }
@@ -146,6 +148,8 @@ const Object* Reader::find(std::string_view name) const {
 }
 
 Result<ComponentBytes> Reader::stored_bytes(const Component& c) const {
+  if (read_ahead_)
+    if (auto ahead = read_ahead_->take(c.offset, c.length)) return std::move(*ahead);
   return fetch(c.offset, c.length);  // bounds checked on open
 }
 
@@ -306,6 +310,15 @@ Status Reader::verify_object(const Object& o) const {
 Result<CopyOnWriteBytes> Reader::map_copy_on_write() const {
   if (!file_) return Status(ErrorCode::unsupported, "this reader is not over a mapped file");
   return file_->map_copy_on_write();
+}
+
+// Remote sources only. Locally, posix_fadvise(WILLNEED) of the next
+// component was tried and dropped: cold z4ai loads were 1.07x safetensors
+// without it and 1.11-1.20x with it (bench/load_bench.py, 2026-12-03); the
+// kernel's readahead of the worker's pread already keeps the disk busy.
+void Reader::prefetch(const Object& o, std::string_view role) const {
+  if (!read_ahead_) return;
+  if (const Component* c = o.find(role)) read_ahead_->start(c->offset, c->length);
 }
 
 Status Reader::check_backed(const Component& c) const {

@@ -60,6 +60,10 @@ Result<ComponentBytes> ZtIndexSource::read_component(const Object& object, std::
   return read_component_with_threads(object, role, 0);
 }
 
+void ZtIndexSource::prefetch(const Object& object, std::string_view role) const {
+  if (auto it = owner_.find(object.name); it != owner_.end()) shards_[it->second.shard]->prefetch(*it->second.own, role);
+}
+
 Result<ComponentBytes> ZtIndexSource::read_component_with_threads(const Object& object, std::string_view role,
                                                                   unsigned threads) const {
   auto it = owner_.find(object.name);

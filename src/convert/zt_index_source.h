@@ -32,6 +32,7 @@ class ZtIndexSource final : public TensorSource {
   const Object* find(std::string_view name) const override;
   // Errors: not_found, then the owning shard's Reader errors.
   Result<ComponentBytes> read_component(const Object& object, std::string_view role) const override;
+  void prefetch(const Object& object, std::string_view role) const override;
   Result<ComponentBytes> read_component_with_threads(const Object& object, std::string_view role,
                                                      unsigned threads) const override;
   Result<ComponentBytes> read_component_range(const Object& object, std::string_view role, uint64_t offset,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "container/read_ahead.h"
 #include "test_util.h"
 #include "ztensor/byte_source.h"
 #include "ztensor/reader.h"
@@ -122,6 +123,70 @@ TEST(ByteSourceReader, TruncatedAndFailingSources) {
   source->fail = true;
   EXPECT_EQ((*r)->read_component("small", "data").status().code(), ErrorCode::io_error);
   EXPECT_EQ(Reader::open(std::shared_ptr<const ByteSource>()).status().code(), ErrorCode::invalid_argument);
+}
+
+// Three raw components just over kMinReadAheadBytes each, objects "t0".."t2".
+std::vector<uint8_t> three_big(std::vector<float>& values) {
+  values.resize((kMinReadAheadBytes / 4) + 16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1013);
+  TempDir dir;
+  const std::string path = dir.file("m.zt");
+  auto w = Writer::create(path);
+  for (const char* name : {"t0", "t1", "t2"})
+    EXPECT_TRUE((*w)->add(dense(name, DType::f32, as_bytes(values), values.size(), Encoding::raw)).ok());
+  EXPECT_TRUE((*w)->finish().ok());
+  return test::read_file(path);
+}
+
+// read_components asks for the next component ahead: it is fetched once, on
+// its own thread, and read_component hands over those bytes.
+TEST(ByteSourceReader, ReadAheadIsFetchedOnceAndTaken) {
+  std::vector<float> values;
+  auto source = std::make_shared<RecordingSource>(three_big(values));
+  auto r = Reader::open(std::shared_ptr<const ByteSource>(source));
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const Object& t1 = *(*r)->find("t1");
+  const Component& c = *t1.find("data");
+  source->reads.clear();
+  (*r)->prefetch(t1, "data");
+  auto got = (*r)->read_component(t1, "data");
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_EQ(got->bytes.size(), values.size() * 4);
+  EXPECT_EQ(std::memcmp(got->bytes.data(), values.data(), got->bytes.size()), 0);
+  ASSERT_EQ(source->reads.size(), 1u);
+  EXPECT_EQ(source->reads[0], std::make_pair(c.offset, c.length));
+  // Taken once: a second read fetches again.
+  ASSERT_TRUE((*r)->read_component(t1, "data").ok());
+  EXPECT_EQ(source->reads.size(), 2u);
+}
+
+// The window holds kMaxReadsAhead reads; a failed one is read again by the
+// caller, which reports the source's error; untaken reads end with the reader.
+TEST(ByteSourceReader, ReadAheadIsBoundedAndFailuresAreTheCallersToReport) {
+  static_assert(kMaxReadsAhead == 2, "the test prefetches one more than the window");
+  std::vector<float> values;
+  auto source = std::make_shared<RecordingSource>(three_big(values));
+  {
+    auto r = Reader::open(std::shared_ptr<const ByteSource>(source));
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    source->reads.clear();
+    for (const char* name : {"t0", "t1", "t2"}) (*r)->prefetch(*(*r)->find(name), "data");
+  }  // the reader waits for its reads ahead, never taken
+  EXPECT_EQ(source->reads.size(), kMaxReadsAhead);
+
+  auto r = Reader::open(std::shared_ptr<const ByteSource>(source));
+  ASSERT_TRUE(r.ok());
+  source->fail = true;  // before the read-ahead thread starts, so it sees it
+  const Object& t0 = *(*r)->find("t0");
+  (*r)->prefetch(t0, "data");
+  auto failed = (*r)->read_component(t0, "data");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), ErrorCode::io_error);
+  EXPECT_NE(failed.status().message().find("store unavailable"), std::string::npos) << failed.status().to_string();
+  source->fail = false;  // the read-ahead thread was joined by the failed read
+  auto again = (*r)->read_component(t0, "data");
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(std::memcmp(again->bytes.data(), values.data(), again->bytes.size()), 0);
 }
 
 }  // namespace
