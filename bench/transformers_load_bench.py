@@ -6,14 +6,14 @@ safetensors.
 The model is a Llama built from a config (no download), about --size-gb of
 bf16 weights, drawn at random like trained ones (normal, std 0.02). It is
 saved once with transformers' save_pretrained (model.safetensors) and once
-with ztensor.transformers.save_pretrained (model.zt, raw; with --zstd also a
-zstd-compressed copy). Every run is a fresh child process, which imports
-torch, transformers (with the Llama model code) and ztensor, then measures:
+with ztensor.transformers.save_pretrained (model.zt, raw; with --compressed
+zstd,z4ai also compressed copies). Every run is a fresh child process, which
+imports torch, transformers (with the Llama model code) and ztensor, then measures:
 
   load      wall seconds of the from_pretrained call (model returned, eval mode)
   forward   wall seconds of one forward pass after it (every weight is read;
             lazily mapped weights are paged in here)
-  rss       peak resident memory (getrusage ru_maxrss) minus the resident
+  rss       peak resident memory (VmHWM, reset after the imports) minus the resident
             memory after the imports, over the model's size
 
 The loaders take turns in every round (--rounds, medians), so load from
@@ -21,7 +21,7 @@ other processes falls on all alike; files are in the page cache after the
 first round. Goals: rss at most 1.1x the model's size (a loader that maps
 the file and copies nothing twice), load no slower than transformers.
 
-    python3 bench/transformers_load_bench.py [--size-gb 1] [--rounds 5] [--zstd]
+    python3 bench/transformers_load_bench.py [--size-gb 1] [--rounds 5] [--compressed zstd,z4ai]
 """
 
 from __future__ import annotations
@@ -36,17 +36,20 @@ import tempfile
 from pathlib import Path
 
 CHILD = r"""
-import json, os, resource, sys, time
+import json, os, sys, time
 os.environ["HF_HUB_OFFLINE"] = "1"
 import torch, transformers, ztensor.transformers
-def rss_kb():
+def status_kb(field):
     with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+        return next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
 kind, folder = sys.argv[1], sys.argv[2]
 # transformers imports a model's code on first use: done here, so the timed
 # load and the memory baseline hold the loading only.
 transformers.LlamaForCausalLM, transformers.AutoModelForCausalLM, transformers.LlamaConfig
-base = rss_kb()
+# getrusage's ru_maxrss would keep the parent's peak (it built the model) across fork and exec.
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # VmHWM := VmRSS (Linux >= 4.0)
+base = status_kb("VmRSS")
 t0 = time.perf_counter()
 if kind == "transformers":
     model = transformers.AutoModelForCausalLM.from_pretrained(folder)
@@ -56,7 +59,7 @@ t1 = time.perf_counter()
 with torch.no_grad():
     model(torch.tensor([[1, 2, 3, 4]]))
 t2 = time.perf_counter()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = status_kb("VmHWM")
 print(json.dumps({"load": t1 - t0, "forward": t2 - t1, "rss_kb": peak - base, "base_kb": base,
                   "dtype": str(next(model.parameters()).dtype)}))
 """
@@ -74,7 +77,7 @@ def config_for(size_gb: float):
                                     tie_word_embeddings=False, max_position_embeddings=2048, dtype="bfloat16")
 
 
-def make_folders(work: Path, size_gb: float, zstd: bool):
+def make_folders(work: Path, size_gb: float, compressed: list):
     """The model saved by transformers and by ztensor; returns (folders, bytes)."""
     import torch
     import transformers
@@ -91,9 +94,9 @@ def make_folders(work: Path, size_gb: float, zstd: bool):
     folders = {"transformers": work / "safetensors", "ztensor": work / "zt"}
     model.save_pretrained(folders["transformers"])
     ztensor.transformers.save_pretrained(model, folders["ztensor"])
-    if zstd:
-        folders["ztensor zstd"] = work / "zt-zstd"
-        ztensor.transformers.save_pretrained(model, folders["ztensor zstd"], compression="zstd")
+    for enc in compressed:
+        folders[f"ztensor {enc}"] = work / f"zt-{enc}"
+        ztensor.transformers.save_pretrained(model, folders[f"ztensor {enc}"], compression=enc)
     return folders, nbytes
 
 
@@ -109,11 +112,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size-gb", type=float, default=1.0)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--zstd", action="store_true", help="also load a zstd-compressed .zt folder")
+    ap.add_argument("--compressed", default="", help="also load .zt folders compressed so (zstd, z4ai: comma-separated)")
     ap.add_argument("--workdir", type=Path, default=None, help="where the model folders go (default: a temp dir)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="zt-hf-bench-", dir=args.workdir) as tmp:
-        folders, nbytes = make_folders(Path(tmp), args.size_gb, args.zstd)
+        compressed = [c for c in args.compressed.split(",") if c]
+        folders, nbytes = make_folders(Path(tmp), args.size_gb, compressed)
         runs = {kind: [] for kind in folders}
         for r in range(args.rounds):
             order = list(folders) if r % 2 == 0 else list(reversed(folders))
