@@ -60,8 +60,9 @@ IN_NETNS = "ZT_LOAD_BENCH_IN_NETNS"
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CHILD = HERE / "load_peers" / "load_child.py"
-# The sharded file: four shards of the z4ai file (a multi-file set is read as one).
-SHARDS = 4
+# The sharded set: max_shard_size is the z4ai file's size over this (shards
+# end at tensor boundaries, so the set has this many or more).
+SHARD_DIVISOR = 4
 
 
 def llama_state_dict(size_mb: float):
@@ -120,21 +121,21 @@ def write_files(root: Path, model: str, sd) -> dict:
         files[f"zt {enc}"] = root / f"{model}-{enc}.zt"
         ztensor.torch.save_file(sd, str(files[f"zt {enc}"]), compression=None if enc == "raw" else enc,
                                 durable=False)
-    shard_bytes = max(1 << 20, files["zt z4ai"].stat().st_size // SHARDS)
+    shard_bytes = max(1 << 20, files["zt z4ai"].stat().st_size // SHARD_DIVISOR)
     ztensor.torch.save_file(sd, str(root / f"{model}-sharded.zt"), compression="z4ai", durable=False,
                             max_shard_size=shard_bytes)
     index = root / f"{model}-sharded.zt.index.json"
     if not index.exists():
-        raise SystemExit(f"{model}: max_shard_size={shard_bytes} wrote one file, not {SHARDS} shards")
+        raise SystemExit(f"{model}: max_shard_size={shard_bytes} wrote one file, not a sharded set")
     files["zt z4ai sharded"] = index
     return files
 
 
 def files_read(target: Path) -> list:
-    """Every file a load of `target` reads (a sharded index and its shards)."""
+    """Every file a load of `target` reads (a sharded index and the shards it names)."""
     if target.name.endswith(".zt.index.json"):
-        stem = target.name[: -len(".zt.index.json")]
-        return [target, *sorted(target.parent.glob(f"{stem}-*-of-*.zt"))]
+        shards = set(json.loads(target.read_text())["weight_map"].values())
+        return [target, *(target.parent / name for name in sorted(shards))]
     return [target]
 
 

@@ -35,21 +35,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+LOAD_PEERS = Path(__file__).resolve().parent / "load_peers"  # peak_memory.py, shared with load_bench
 CHILD = r"""
 import json, os, sys, time
 os.environ["HF_HUB_OFFLINE"] = "1"
 import torch, transformers, ztensor.transformers
-def status_kb(field):
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
+from peak_memory import peak_kb, reset_peak  # bench/load_peers, on PYTHONPATH
 kind, folder = sys.argv[1], sys.argv[2]
 # transformers imports a model's code on first use: done here, so the timed
 # load and the memory baseline hold the loading only.
 transformers.LlamaForCausalLM, transformers.AutoModelForCausalLM, transformers.LlamaConfig
-# getrusage's ru_maxrss would keep the parent's peak (it built the model) across fork and exec.
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")  # VmHWM := VmRSS (Linux >= 4.0)
-base = status_kb("VmRSS")
+base = reset_peak()  # the parent built the model: its peak is not this load's
 t0 = time.perf_counter()
 if kind == "transformers":
     model = transformers.AutoModelForCausalLM.from_pretrained(folder)
@@ -59,7 +55,7 @@ t1 = time.perf_counter()
 with torch.no_grad():
     model(torch.tensor([[1, 2, 3, 4]]))
 t2 = time.perf_counter()
-peak = status_kb("VmHWM")
+peak = peak_kb()
 print(json.dumps({"load": t1 - t0, "forward": t2 - t1, "rss_kb": peak - base, "base_kb": base,
                   "dtype": str(next(model.parameters()).dtype)}))
 """
@@ -101,7 +97,8 @@ def make_folders(work: Path, size_gb: float, compressed: list):
 
 
 def run_child(kind: str, folder: Path) -> dict:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(LOAD_PEERS), os.environ.get("PYTHONPATH")])))
     loader = "transformers" if kind == "transformers" else "ztensor"
     out = subprocess.run([sys.executable, "-c", CHILD, loader, str(folder)], capture_output=True, text=True,
                          env=env, check=True, timeout=3600)

@@ -21,14 +21,10 @@ import safetensors.torch
 import torch
 
 import ztensor.torch
+from peak_memory import peak_kb, reset_peak  # beside this file
 
 # One byte per page is enough to fault every page of a mapped tensor in.
 PAGE = 4096
-
-
-def status_kb(field: str) -> int:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
 
 
 def touch(sd) -> int:
@@ -43,9 +39,7 @@ def main() -> int:
     if kind == "fsspec+safetensors":
         import fsspec  # and its HTTP filesystem (aiohttp): imported before the baseline
         import fsspec.implementations.http  # noqa: F401
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")  # VmHWM := VmRSS (Linux >= 4.0): the imports' peak is not the load's
-    base = status_kb("VmRSS")
+    base = reset_peak()  # the imports' peak is not the load's
     t0 = time.perf_counter()
     if kind == "safetensors":
         sd = safetensors.torch.load_file(target)
@@ -66,9 +60,7 @@ def main() -> int:
         raise SystemExit(f"unknown load kind {kind!r}")
     touch(sd)
     seconds = time.perf_counter() - t0
-    # VmHWM, not getrusage's ru_maxrss: that one keeps the parent's peak across fork and exec.
-    peak_kb = status_kb("VmHWM")
-    print(json.dumps({"seconds": seconds, "peak_mb": (peak_kb - base) * 1024 / 1e6, "tensors": len(sd)}))
+    print(json.dumps({"seconds": seconds, "peak_mb": (peak_kb() - base) * 1024 / 1e6, "tensors": len(sd)}))
     return 0
 
 

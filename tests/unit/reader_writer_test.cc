@@ -31,6 +31,14 @@ ObjectSpec dense(const std::string& name, std::vector<uint64_t> shape, DType dt,
   return o;
 }
 
+// A file holding one object, written and published.
+Status write_one(const std::string& path, const ObjectSpec& object) {
+  auto w = Writer::create(path);
+  if (!w.ok()) return w.status();
+  if (Status s = (*w)->add(object); !s.ok()) return s;
+  return (*w)->finish();
+}
+
 std::unique_ptr<Reader> open_ok(const std::string& path, ReadOptions opt = {}) {
   auto r = Reader::open(path, opt);
   EXPECT_TRUE(r.ok()) << r.status().to_string();
@@ -235,9 +243,7 @@ TEST(Reader, DetectsDigestMismatch) {
   TempDir dir;
   std::vector<float> f(64, 2.0f);
   std::string path = dir.file("d.zt");
-  auto w = Writer::create(path);
-  ASSERT_TRUE((*w)->add(dense("f", {64}, DType::f32, as_bytes(f), Encoding::raw, DigestAlgo::sha256)).ok());
-  ASSERT_TRUE((*w)->finish().ok());
+  ASSERT_TRUE(write_one(path, dense("f", {64}, DType::f32, as_bytes(f), Encoding::raw, DigestAlgo::sha256)).ok());
   auto bytes = test::read_file(path);
   bytes[64 + 10] ^= 0x40;  // first blob starts at offset 64
   test::write_file(path, bytes);
@@ -253,9 +259,7 @@ TEST(Reader, RejectsTruncationAndBadMagic) {
   TempDir dir;
   std::vector<float> f(64, 2.0f);
   std::string path = dir.file("t.zt");
-  auto w = Writer::create(path);
-  ASSERT_TRUE((*w)->add(dense("f", {64}, DType::f32, as_bytes(f))).ok());
-  ASSERT_TRUE((*w)->finish().ok());
+  ASSERT_TRUE(write_one(path, dense("f", {64}, DType::f32, as_bytes(f))).ok());
   auto bytes = test::read_file(path);
   for (size_t cut : {size_t{0}, size_t{7}, size_t{20}, bytes.size() - 1, bytes.size() - 9}) {
     test::write_file(path, std::vector<uint8_t>(bytes.begin(), bytes.begin() + cut));
@@ -272,22 +276,14 @@ TEST(Reader, CopyOnWriteMappingKeepsTheOpenedFileAndItsBytes) {
   TempDir dir;
   std::vector<float> f(256, 3.0f);
   std::string path = dir.file("cow.zt");
-  {
-    auto w = Writer::create(path);
-    ASSERT_TRUE((*w)->add(dense("f", {256}, DType::f32, as_bytes(f))).ok());
-    ASSERT_TRUE((*w)->finish().ok());
-  }
+  ASSERT_TRUE(write_one(path, dense("f", {256}, DType::f32, as_bytes(f))).ok());
   auto r = open_ok(path);
   ASSERT_TRUE(r);
   const Component& c = *r->find("f")->find("data");
   // A different file renamed over the path after open must not reach the mapping.
   std::string other = dir.file("other.zt");
   std::vector<float> g(256, -1.0f);
-  {
-    auto w = Writer::create(other);
-    ASSERT_TRUE((*w)->add(dense("f", {256}, DType::f32, as_bytes(g))).ok());
-    ASSERT_TRUE((*w)->finish().ok());
-  }
+  ASSERT_TRUE(write_one(other, dense("f", {256}, DType::f32, as_bytes(g))).ok());
   std::filesystem::rename(other, path);
   auto mapping = r->map_copy_on_write();
   ASSERT_TRUE(mapping.ok()) << mapping.status().to_string();
@@ -305,7 +301,7 @@ TEST(Reader, CopyOnWriteMappingKeepsTheOpenedFileAndItsBytes) {
   ASSERT_TRUE(replaced.ok());
   EXPECT_EQ(std::memcmp(replaced->bytes.data(), g.data(), g.size() * 4), 0);
 
-  auto bytes = test::read_file(dir.file("cow.zt"));
+  auto bytes = test::read_file(path);
   auto in_memory = Reader::open_memory(bytes, nullptr);
   ASSERT_TRUE(in_memory.ok());
   EXPECT_EQ((*in_memory)->map_copy_on_write().status().code(), ErrorCode::unsupported);
