@@ -139,8 +139,11 @@ Method encode_best(std::span<const uint8_t> in, const EntropyPolicy& policy, std
 // Effort fast on field-split floats. An exponent stream goes straight to
 // rANS order-0; any other stream is stored when a sampled histogram says it
 // is noise (the usual mantissa) and otherwise gets encode_best's search.
+// other_bytes: the chunk's other streams' coded size as estimated from a
+// sample (an exponent coding that decodes slower must save a share of the
+// whole chunk, not just of its stream).
 Method encode_lean(std::span<const uint8_t> in, bool exponent, const EntropyPolicy& policy,
-                   std::vector<uint8_t>& out);
+                   std::vector<uint8_t>& out, size_t other_bytes = 0);
 
 // Before a stream of `raw_len` bytes is decoded or any output touched: its
 // bytes must be able to produce it (length_mismatch or corrupt_stream when

@@ -15,6 +15,13 @@ namespace {
 
 constexpr int kMinBlockLog2 = 14;  // 16 KiB
 constexpr int kMaxBlockLog2 = 20;  // 1 MiB
+// 16 KiB blocks decode at about half the speed of 64 KiB ones: htscodecs
+// codes a block under 64 KiB for its 4-way scalar decoder, not the 32-way
+// SIMD one, and every block rebuilds a 4096-slot table (MiniLM layer 0 in
+// bf16: 7.0 -> 3.7 ms a decode for 0.05 % more bytes). So they are planned
+// only when they save this share over the best larger blocks: a coding that
+// decodes 1.5x slower must save at least 1 % (issue 22).
+constexpr double kSmallBlockMinSaving = 0.01;
 // Order-1 blocks are tried from this size: below it the 256-row table costs
 // more than the context gains, and each block's table setup slows decoding.
 constexpr size_t kMinOrder1BlockBytes = size_t{64} << 10;
@@ -49,7 +56,7 @@ std::vector<uint32_t> block_histograms(std::span<const uint8_t> in) {
 }
 
 BlockPlan plan_blocks(const std::vector<uint32_t>& hist, size_t size) {
-  BlockPlan best{0, double(size) * 2};
+  BlockPlan best{0, double(size) * 2}, smallest{0, double(size) * 2};
   const size_t base = size_t{1} << kMinBlockLog2;
   const size_t nb = hist.size() / 256;
   if (nb < 2) return best;
@@ -65,8 +72,12 @@ BlockPlan plan_blocks(const std::vector<uint32_t>& hist, size_t size) {
       size_t n = std::min(size, end * base) - b * base;
       total += block_cost(h, n);
     }
-    if (total < best.estimate) best = {lg, total};
+    if (lg == kMinBlockLog2)
+      smallest = {lg, total};
+    else if (total < best.estimate)
+      best = {lg, total};
   }
+  if (best.log2 == 0 || smallest.estimate < (1 - kSmallBlockMinSaving) * best.estimate) return smallest;
   return best;
 }
 

@@ -218,8 +218,13 @@ std::vector<uint8_t> emit(const Prepared& p, std::span<const uint8_t> tail, cons
         out.insert(out.end(), c.coded.begin(), c.coded.end());
         return c.method;
       }
-    return lean ? encode_lean(in, i == lean_exponent_stream(p.cand.transform), policy, out)
-                : encode_best(in, policy, out);
+    if (!lean) return encode_best(in, policy, out);
+    const bool exponent = i == lean_exponent_stream(p.cand.transform);
+    // The rest of the chunk's coded size, from a sample of each other stream.
+    size_t others = 0;
+    for (size_t j = 0; exponent && j < p.streams.size(); ++j)
+      if (j != i) others += size_t(sampled_bits_per_byte(p.streams[j]) / 8 * double(p.streams[j].size()));
+    return encode_lean(in, exponent, policy, out, others);
   };
   auto record = [&](size_t i, Method m, size_t coded) {
     uint8_t* h = body.data() + table + kStreamHeaderBytes * i;
