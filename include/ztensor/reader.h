@@ -89,9 +89,11 @@ class Reader final : public TensorSource {
   // front ends that view raw components in memory they may write. Errors:
   // unsupported when the reader is not over a mapped file; io_error.
   Result<CopyOnWriteBytes> map_copy_on_write() const;
-  // A remote source's stored bytes of the component, fetched on a thread of
-  // their own and held (at most kMaxReadsAhead of them) until
-  // read_component takes them (TensorSource::prefetch). Local files: nothing.
+  // The component's stored bytes, read on a thread of their own and held
+  // (at most kMaxReadsAhead of them) until read_component takes them
+  // (TensorSource::prefetch): from a remote source, or from a file when they
+  // would be read with pread (not a raw component viewed in the mapping).
+  // In memory: nothing.
   void prefetch(const Object& object, std::string_view role) const override;
 
  private:
@@ -110,7 +112,7 @@ class Reader final : public TensorSource {
   Result<ComponentBytes> fetch(uint64_t offset, uint64_t length) const;
   std::span<const uint8_t> bytes_;  // the whole file when mapped or in memory
   std::shared_ptr<const ByteSource> source_;  // otherwise
-  std::unique_ptr<ReadAhead> read_ahead_;     // with source_: components fetched before they are asked for
+  std::unique_ptr<ReadAhead> read_ahead_;     // with source_ or file_: components read before they are asked for
   uint64_t size_ = 0;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const MappedFile> file_;  // null for open_memory: checked for truncation before a read

@@ -51,10 +51,10 @@ class TensorSource {
   // Bytes of the file behind the source, summed over every shard of an
   // index; 0 when the source does not know it.
   virtual uint64_t file_size() const { return 0; }
-  // A hint that the component is read soon: a remote .zt starts fetching its
-  // stored bytes now (read_components calls it one component ahead, so the
-  // link works while the cores decode). Sources that cannot read ahead keep
-  // this default, which does nothing.
+  // A hint that the component is read soon: a .zt, remote or on disk, starts
+  // reading its stored bytes now (read_components calls it one component
+  // ahead, so the link or the disk works while the cores decode). Sources
+  // that cannot read ahead keep this default, which does nothing.
   virtual void prefetch(const Object& object, std::string_view role) const {
     (void)object;
     (void)role;

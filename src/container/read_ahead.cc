@@ -1,9 +1,17 @@
 #include "container/read_ahead.h"
 
+#include <atomic>
 #include <new>
 #include <thread>
 
 namespace zt {
+namespace {
+
+std::atomic<uint64_t> g_reads_ahead_taken{0};
+
+}  // namespace
+
+uint64_t reads_ahead_taken() { return g_reads_ahead_taken.load(); }
 
 struct ReadAhead::Read {
   uint64_t offset = 0;
@@ -12,7 +20,7 @@ struct ReadAhead::Read {
   std::thread thread;
 };
 
-ReadAhead::ReadAhead(std::shared_ptr<const ByteSource> source) : source_(std::move(source)) {}
+ReadAhead::ReadAhead(ReadFn read) : read_(std::move(read)) {}
 
 ReadAhead::~ReadAhead() {
   for (auto& r : reads_)
@@ -33,7 +41,7 @@ void ReadAhead::start(uint64_t offset, uint64_t length) {
   // destructor has joined it.
   read->thread = std::thread([this, at] {
     std::shared_ptr<uint8_t[]> data(new (std::nothrow) uint8_t[static_cast<size_t>(at->length)]);
-    if (data && source_->read_at(at->offset, {data.get(), static_cast<size_t>(at->length)}).ok())
+    if (data && read_(at->offset, {data.get(), static_cast<size_t>(at->length)}).ok())
       at->data = std::move(data);
   });
   reads_.push_back(std::move(read));
@@ -54,6 +62,7 @@ std::optional<ComponentBytes> ReadAhead::take(uint64_t offset, uint64_t length) 
   if (!found) return std::nullopt;
   found->thread.join();
   if (!found->data) return std::nullopt;
+  g_reads_ahead_taken.fetch_add(1);
   const uint8_t* p = found->data.get();
   return ComponentBytes{{p, static_cast<size_t>(length)}, std::move(found->data), false};
 }

@@ -1,16 +1,19 @@
-// Stored bytes of remote components fetched on threads of their own before
-// the decoder asks for them (read_components names the next component when
-// it starts one), so the link keeps working while every core decodes.
+// Stored bytes of components read on threads of their own before the
+// decoder asks for them (read_components names the next component when it
+// starts one), so the link or the disk keeps working while every core
+// decodes.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
-#include "ztensor/byte_source.h"
 #include "ztensor/reader.h"
+#include "ztensor/status.h"
 
 namespace zt {
 
@@ -21,9 +24,16 @@ inline constexpr size_t kMaxReadsAhead = 2;
 // a thread per read would cost more than it hides.
 inline constexpr uint64_t kMinReadAheadBytes = uint64_t{1} << 20;
 
+// Reads ahead that a caller took, process-wide (tests: a read went through
+// the window, not the caller's own read).
+uint64_t reads_ahead_taken();
+
 class ReadAhead {
  public:
-  explicit ReadAhead(std::shared_ptr<const ByteSource> source);
+  // Reads exactly out.size() bytes at offset (a ByteSource's or a file's
+  // read_at), from any thread.
+  using ReadFn = std::function<Status(uint64_t offset, std::span<uint8_t> out)>;
+  explicit ReadAhead(ReadFn read);
   ~ReadAhead();  // waits for the reads in flight
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
@@ -38,7 +48,7 @@ class ReadAhead {
 
  private:
   struct Read;
-  std::shared_ptr<const ByteSource> source_;
+  ReadFn read_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<Read>> reads_;
 };

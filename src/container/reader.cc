@@ -66,6 +66,8 @@ Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const MappedFile> f
   auto bytes = file->bytes();
   auto r = open_memory(bytes, file, options);
   if (!r.ok()) return r.status().with_prefix("'" + file->path() + "': ");
+  (*r)->read_ahead_ = std::make_unique<ReadAhead>(
+      [file](uint64_t offset, std::span<uint8_t> out) { return file->read_at(offset, out); });
   (*r)->file_ = std::move(file);
   return r;
 }
@@ -89,7 +91,8 @@ Result<std::unique_ptr<Reader>> Reader::open(std::shared_ptr<const ByteSource> s
     r->owner_ = source->owner();
   } else {
     r->source_ = source;
-    r->read_ahead_ = std::make_unique<ReadAhead>(source);
+    r->read_ahead_ = std::make_unique<ReadAhead>(
+        [source](uint64_t offset, std::span<uint8_t> out) { return source->read_at(offset, out); });
     // Bytes crossed a network or a store we do not control: check every digest.
     options.verify_on_read = true;
   }
@@ -312,13 +315,16 @@ Result<CopyOnWriteBytes> Reader::map_copy_on_write() const {
   return file_->map_copy_on_write();
 }
 
-// Remote sources only. Locally, posix_fadvise(WILLNEED) of the next
-// component was tried and dropped: cold z4ai loads were 1.07x safetensors
-// without it and 1.11-1.20x with it (bench/load_bench.py, 2026-12-03); the
-// kernel's readahead of the worker's pread already keeps the disk busy.
+// From a file, only components read with pread (not a raw view of the
+// mapping): a cold z4ai load then reads while both cores decode, where each
+// worker's own pread left its core idle (bench/load_bench.py, llama-bf16
+// cold: 1.20x -> see docs/benchmarks.md). posix_fadvise(WILLNEED) of the next
+// component, tried before this, was slower: 1.11-1.20x against 1.07x.
 void Reader::prefetch(const Object& o, std::string_view role) const {
   if (!read_ahead_) return;
-  if (const Component* c = o.find(role)) read_ahead_->start(c->offset, c->length);
+  const Component* c = o.find(role);
+  if (!c || (file_ && c->encoding == Encoding::raw && !options_.verify_on_read)) return;
+  read_ahead_->start(c->offset, c->length);
 }
 
 Status Reader::check_backed(const Component& c) const {
@@ -334,6 +340,7 @@ Result<ComponentBytes> Reader::read_stored(const Object& o, std::string_view rol
   // Conversions read with verify_on_read, so they never touch the mapping.
   const bool view = c.encoding == Encoding::raw && !options_.verify_on_read;
   if (!file_ || view) return stored_bytes(c);
+  if (auto ahead = read_ahead_->take(c.offset, c.length)) return std::move(*ahead);
   return copy_with_pread(*file_, c, describe(o, std::string(role)));
 }
 
