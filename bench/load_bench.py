@@ -29,7 +29,8 @@ that maps the file pays for its page faults. "peak MB" is the child's peak
 resident memory minus its resident memory after the imports. Loaders take
 turns in every round (the order reversed every other round); medians of
 --rounds. Ratios are against safetensors' load_file of the same source
-(< 1: faster).
+(< 1: faster): "vs st" of the medians, "paired" the median of each round's
+own ratio (both loads met the same disk and host), with its range.
 
     python3 bench/load_bench.py [--size-mb 512] [--rounds 3] [--threads 0] [--plot docs/img/load_bench.png]
 
@@ -192,8 +193,13 @@ def run_rounds(loaders: dict, rounds: int) -> dict:
         order = list(loaders) if r % 2 == 0 else list(reversed(loaders))
         for kind in order:
             samples[kind].append(loaders[kind]())
+    ref = [s["seconds"] for s in samples["safetensors"]]
+    # A round's loaders meet the same disk and host: the ratio within a round
+    # sees past a spread that moves both sides (cold reads here: 2x).
     return {k: {"seconds": statistics.median(s["seconds"] for s in v),
-                "peak_mb": statistics.median(s["peak_mb"] for s in v)} for k, v in samples.items()}
+                "peak_mb": statistics.median(s["peak_mb"] for s in v),
+                "samples": [s["seconds"] for s in v],
+                "round_ratios": [s["seconds"] / r for s, r in zip(v, ref)]} for k, v in samples.items()}
 
 
 def stored_mb(path: Path) -> float:
@@ -204,11 +210,15 @@ def report(rows: list, model: str, source: str, med: dict, files: dict, weight_b
     ref = med["safetensors"]["seconds"]
     for kind, m in med.items():
         path = files.get(kind, files["safetensors"])
+        ratios = m["round_ratios"]
         row = {"model": model, "source": source, "file": kind, "size_mb": stored_mb(path), "seconds": m["seconds"],
-               "gb_s": weight_bytes / m["seconds"] / 1e9, "vs_st": m["seconds"] / ref, "peak_mb": m["peak_mb"]}
+               "gb_s": weight_bytes / m["seconds"] / 1e9, "vs_st": m["seconds"] / ref,
+               "paired": statistics.median(ratios), "paired_range": [min(ratios), max(ratios)],
+               "peak_mb": m["peak_mb"], "samples": m["samples"]}
         rows.append(row)
         print(f"{model:<12} {source:<11} {kind:<19} {row['size_mb']:>8.1f} {row['seconds']:>8.3f} {row['gb_s']:>6.2f} "
-              f"{row['vs_st']:>6.2f}x {row['peak_mb']:>8.0f}", flush=True)
+              f"{row['vs_st']:>6.2f}x {row['paired']:>6.2f}x {min(ratios):>5.2f}-{max(ratios):<5.2f} "
+              f"{row['peak_mb']:>8.0f}", flush=True)
 
 
 def plot(rows: list, path: Path) -> None:
@@ -291,7 +301,7 @@ def main() -> int:
         print(f"{args.rounds} rounds, medians; threads={args.threads} on {os.cpu_count()} cores; "
               f"load average {os.getloadavg()[0]:.1f}", flush=True)
         print(f"{'model':<12} {'source':<11} {'file':<19} {'size MB':>8} {'time s':>8} {'GB/s':>6} {'vs st':>7} "
-              f"{'peak MB':>8}", flush=True)
+              f"{'paired':>7} {'range':<11} {'peak MB':>8}", flush=True)
         server = None
         if not args.no_network:
             nginx_tmp = tmp / "nginx"
@@ -306,7 +316,9 @@ def main() -> int:
         finally:
             if server is not None:
                 server.stop()
-    print("GB/s: the weights' bytes over the time; peak MB: the child's peak RSS beyond its imports", flush=True)
+    print("GB/s: the weights' bytes over the time; vs st: median time over safetensors' median; paired (range):\n"
+          "the median (min-max) of the per-round ratios to safetensors' load in the same round; peak MB: the\n"
+          "child's peak RSS beyond its imports", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     if args.plot:
