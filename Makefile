@@ -161,7 +161,7 @@ bench: python pydeps
 	$(PYTHON) bench/remote_bench.py
 	$(PYTHON) bench/dask_bench.py
 	$(PYTHON) bench/zstn_memory_bench.py
-	$(PYTHON) bench/load_bench.py --plot docs/img/load_bench.png
+	$(PYTHON) bench/load_bench.py --rounds 5 --plot docs/img/load_bench.png
 	$(PYTHON) bench/transformers_load_bench.py --compressed zstd,z4ai
 
 clean:

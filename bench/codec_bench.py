@@ -328,16 +328,19 @@ def write_outputs(report: dict, args) -> int:
     quick = report["quick"]
     suffix = "-quick" if quick else ""
     os.makedirs(args.out, exist_ok=True)
-    img_dir = os.path.join(ROOT, "docs", "img") if not quick else args.out
+    # The docs' plots only from the run that rewrites the docs (not --quick,
+    # --no-doc or --only, whose plots of part of the corpus go to --out).
+    to_docs = not quick and not args.no_doc and not args.only
+    img_dir = os.path.join(ROOT, "docs", "img") if to_docs else args.out
     try:
         pngs = codec_plot.plots(report, img_dir, suffix)
     except ImportError as e:  # matplotlib missing: tables still get written
         print(f"no plots ({e}); pip install matplotlib", flush=True)
         pngs = []
-    md = codec_report.markdown(report, pngs, img_rel=("img" if not quick else "."))
+    md = codec_report.markdown(report, pngs, img_rel=("img" if to_docs else "."))
     with open(os.path.join(args.out, f"codec{suffix}.md"), "w") as f:
         f.write(md)
-    if not quick and not args.no_doc:
+    if to_docs:
         codec_report.write_doc(os.path.join(ROOT, "docs", "benchmarks-codec.md"), md)
     return 1 if report["roundtrip_failures"] else 0
 
