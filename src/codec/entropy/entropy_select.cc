@@ -44,9 +44,9 @@ constexpr double kLeanMaxCodedShare = 0.97;
 // alphabet). A coding that decodes 1.5x slower must save 1 % of the chunk
 // (issue 22), so a lean exponent stream takes it only when it saves this
 // share of the chunk (the other streams as a sample of each estimates
-// them): i.i.d. gaussian and trained weights never do; an alphabet of many
-// rare exponent pairs beside cheap mantissas (tests/golden/codec:
-// bf16_lean_rans14) does.
+// them): i.i.d. gaussian and trained weights never do; hundreds of rare
+// exponents beside a common one and cheap mantissas (tests/golden/codec:
+// bf16_lean_rans14) do.
 constexpr double kRans14MinSaving = 0.01;
 // Whether to count the whole stream is decided on 4 KiB blocks, one in 8; a
 // sample's entropy runs low, hence half the saving as the gate.
