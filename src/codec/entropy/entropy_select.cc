@@ -42,7 +42,7 @@ constexpr double kLeanMaxCodedShare = 0.97;
 // 50-60 ms against 22-27 ms, bench/micro/decode_profile) for a frame 0.15 %
 // smaller (its exponent stream 0.4-0.65 %: finer frequencies for a wide
 // alphabet). A coding that decodes 1.5x slower must save 1 % of the chunk
-// (issue 22), so a lean exponent stream takes it only when it saves this
+// (docs/codec.md), so a lean exponent stream takes it only when it saves this
 // share of the chunk (the other streams as a sample of each estimates
 // them): i.i.d. gaussian and trained weights never do; hundreds of rare
 // exponents beside a common one and cheap mantissas (tests/golden/codec:

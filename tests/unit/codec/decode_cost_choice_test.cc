@@ -1,4 +1,4 @@
-// Codings that decode slower must pay for it with size (issue 22: one that
+// Codings that decode slower must pay for it with size (docs/codec.md: one that
 // decodes 1.5x slower must save 1 % of what it codes): 16 KiB rANS blocks,
 // which htscodecs decodes with its 4-way scalar decoder and a table per
 // block, only when they beat larger blocks by that much.
