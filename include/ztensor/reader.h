@@ -104,6 +104,9 @@ class Reader final : public TensorSource {
   // Stored bytes for read_component: a view of the mapping for raw reads
   // without verify_on_read, else copied with pread (see reader.cc).
   Result<ComponentBytes> read_stored(const Object& object, std::string_view role, const Component& c) const;
+  // Whether read_stored hands out the component in place (a view of the
+  // mapping or memory) rather than reading it with pread: raw, unverified.
+  bool stored_in_place(const Component& c) const;
   // Decoding without the verify-on-read digest check (callers decide).
   // `threads` as in read_component_with_threads.
   Result<ComponentBytes> decode_component(const Object& object, std::string_view role, const Component& c,

@@ -318,13 +318,17 @@ Result<CopyOnWriteBytes> Reader::map_copy_on_write() const {
 // From a file, only components read with pread (not a raw view of the
 // mapping): a cold z4ai load then reads while both cores decode, where each
 // worker's own pread left its core idle (bench/load_bench.py, llama-bf16
-// cold: 1.20x -> see docs/benchmarks.md). posix_fadvise(WILLNEED) of the next
-// component, tried before this, was slower: 1.11-1.20x against 1.07x.
+// cold: 1.20x safetensors before, 0.60-0.96x with it; docs/benchmarks.md).
+// posix_fadvise(WILLNEED) of the next component, tried first, was slower.
 void Reader::prefetch(const Object& o, std::string_view role) const {
   if (!read_ahead_) return;
   const Component* c = o.find(role);
-  if (!c || (file_ && c->encoding == Encoding::raw && !options_.verify_on_read)) return;
+  if (!c || (file_ && stored_in_place(*c))) return;
   read_ahead_->start(c->offset, c->length);
+}
+
+bool Reader::stored_in_place(const Component& c) const {
+  return c.encoding == Encoding::raw && !options_.verify_on_read;
 }
 
 Status Reader::check_backed(const Component& c) const {
@@ -338,8 +342,7 @@ Result<ComponentBytes> Reader::read_stored(const Object& o, std::string_view rol
   // decoding or hashing a view would touch every page, and a file truncated
   // meanwhile would kill the process with SIGBUS instead of an io_error.
   // Conversions read with verify_on_read, so they never touch the mapping.
-  const bool view = c.encoding == Encoding::raw && !options_.verify_on_read;
-  if (!file_ || view) return stored_bytes(c);
+  if (!file_ || stored_in_place(c)) return stored_bytes(c);
   if (auto ahead = read_ahead_->take(c.offset, c.length)) return std::move(*ahead);
   return copy_with_pread(*file_, c, describe(o, std::string(role)));
 }

@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -41,75 +43,77 @@ ObjectSpec dense(const std::string& name, const std::vector<float>& v, Encoding 
   return o;
 }
 
-// "zstd0", "zstd1" (zstd) and "raw" (raw), each over kMinReadAheadBytes stored.
-std::string write_three(TempDir& dir, std::vector<std::vector<float>>& values) {
-  const std::string path = dir.file("m.zt");
-  auto w = Writer::create(path);
-  EXPECT_TRUE(w.ok());
-  const size_t n = kMinReadAheadBytes / 3;  // 4/3 of the bound: zstd takes ~7 % off
-  values = {noise(n, 1), noise(n, 2), noise(n, 3)};
-  EXPECT_TRUE((*w)->add(dense("zstd0", values[0], Encoding::zstd)).ok());
-  EXPECT_TRUE((*w)->add(dense("zstd1", values[1], Encoding::zstd)).ok());
-  EXPECT_TRUE((*w)->add(dense("raw", values[2], Encoding::raw)).ok());
-  EXPECT_TRUE((*w)->finish().ok());
-  return path;
-}
+// A file of "zstd0", "zstd1" (zstd) and "raw" (raw), each over
+// kMinReadAheadBytes stored, and a reader of it.
+class FileReadAhead : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_.file("m.zt");
+    auto w = Writer::create(path_);
+    ASSERT_TRUE(w.ok());
+    const size_t n = kMinReadAheadBytes / 3;  // 4/3 of the bound: zstd takes ~7 % off
+    values_ = {noise(n, 1), noise(n, 2), noise(n, 3)};
+    ASSERT_TRUE((*w)->add(dense("zstd0", values_[0], Encoding::zstd)).ok());
+    ASSERT_TRUE((*w)->add(dense("zstd1", values_[1], Encoding::zstd)).ok());
+    ASSERT_TRUE((*w)->add(dense("raw", values_[2], Encoding::raw)).ok());
+    ASSERT_TRUE((*w)->finish().ok());
+    reader_ = open(ReadOptions{});
+  }
+  std::unique_ptr<Reader> open(ReadOptions options) {
+    auto r = Reader::open(path_, options);
+    EXPECT_TRUE(r.ok()) << r.status().to_string();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+  // Prefetches the object's data, then reads it: the bytes must be the
+  // values written.
+  void prefetch_and_read(Reader& r, const std::string& name, const std::vector<float>& want) {
+    const Object& o = *r.find(name);
+    r.prefetch(o, "data");
+    auto got = r.read_component(o, "data");
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_EQ(got->bytes.size(), want.size() * 4);
+    EXPECT_EQ(std::memcmp(got->bytes.data(), want.data(), got->bytes.size()), 0);
+  }
 
-TEST(FileReadAhead, DecodedComponentsAreReadAheadAndTaken) {
-  TempDir dir;
-  std::vector<std::vector<float>> values;
-  auto r = Reader::open(write_three(dir, values));
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
-  const Object& z1 = *(*r)->find("zstd1");
+  TempDir dir_;
+  std::string path_;
+  std::vector<std::vector<float>> values_;
+  std::unique_ptr<Reader> reader_;
+};
+
+TEST_F(FileReadAhead, DecodedComponentsAreReadAheadAndTaken) {
+  ASSERT_TRUE(reader_);
+  const Object& z1 = *reader_->find("zstd1");
   ASSERT_GE(z1.find("data")->length, kMinReadAheadBytes);
   const uint64_t before = reads_ahead_taken();
-  (*r)->prefetch(z1, "data");
-  auto got = (*r)->read_component(z1, "data");
-  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  prefetch_and_read(*reader_, "zstd1", values_[1]);
   EXPECT_EQ(reads_ahead_taken(), before + 1);
-  ASSERT_EQ(got->bytes.size(), values[1].size() * 4);
-  EXPECT_EQ(std::memcmp(got->bytes.data(), values[1].data(), got->bytes.size()), 0);
   // Taken once: read again, it is the caller's own read.
-  ASSERT_TRUE((*r)->read_component(z1, "data").ok());
+  ASSERT_TRUE(reader_->read_component(z1, "data").ok());
   EXPECT_EQ(reads_ahead_taken(), before + 1);
 }
 
-TEST(FileReadAhead, RawViewsAreNotReadAheadUnlessVerified) {
-  TempDir dir;
-  std::vector<std::vector<float>> values;
-  const std::string path = write_three(dir, values);
-  auto r = Reader::open(path);
-  ASSERT_TRUE(r.ok());
-  const Object& raw = *(*r)->find("raw");
+TEST_F(FileReadAhead, RawViewsAreNotReadAheadUnlessVerified) {
+  ASSERT_TRUE(reader_);
   const uint64_t before = reads_ahead_taken();
-  (*r)->prefetch(raw, "data");
-  auto view = (*r)->read_component(raw, "data");
-  ASSERT_TRUE(view.ok());
+  prefetch_and_read(*reader_, "raw", values_[2]);
   EXPECT_EQ(reads_ahead_taken(), before);
-  EXPECT_EQ(std::memcmp(view->bytes.data(), values[2].data(), view->bytes.size()), 0);
 
   ReadOptions verify;
   verify.verify_on_read = true;  // raw components are then read with pread, so ahead too
-  auto rv = Reader::open(path, verify);
-  ASSERT_TRUE(rv.ok());
-  (*rv)->prefetch(*(*rv)->find("raw"), "data");
-  auto copy = (*rv)->read_component(*(*rv)->find("raw"), "data");
-  ASSERT_TRUE(copy.ok());
+  auto rv = open(verify);
+  ASSERT_TRUE(rv);
+  prefetch_and_read(*rv, "raw", values_[2]);
   EXPECT_EQ(reads_ahead_taken(), before + 1);
-  EXPECT_EQ(std::memcmp(copy->bytes.data(), values[2].data(), copy->bytes.size()), 0);
 }
 
-TEST(FileReadAhead, TruncatedUnderAReadAheadIsAnIoError) {
-  TempDir dir;
-  std::vector<std::vector<float>> values;
-  const std::string path = write_three(dir, values);
-  auto r = Reader::open(path);
-  ASSERT_TRUE(r.ok());
-  const Object& z1 = *(*r)->find("zstd1");
-  (*r)->prefetch(z1, "data");
+TEST_F(FileReadAhead, TruncatedUnderAReadAheadIsAnIoError) {
+  ASSERT_TRUE(reader_);
+  const Object& z1 = *reader_->find("zstd1");
+  reader_->prefetch(z1, "data");
   // Whether the read ahead ran before or after this, the read fails cleanly.
-  std::filesystem::resize_file(path, z1.find("data")->offset + 16);
-  auto got = (*r)->read_component(z1, "data");
+  std::filesystem::resize_file(path_, z1.find("data")->offset + 16);
+  auto got = reader_->read_component(z1, "data");
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), ErrorCode::io_error) << got.status().to_string();
 }
