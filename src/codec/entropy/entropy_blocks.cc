@@ -18,9 +18,10 @@ constexpr int kMaxBlockLog2 = 20;  // 1 MiB
 // 16 KiB blocks decode at about half the speed of 64 KiB ones: htscodecs
 // codes a block under 64 KiB for its 4-way scalar decoder, not the 32-way
 // SIMD one, and every block rebuilds a 4096-slot table (MiniLM layer 0 in
-// bf16: 7.0 -> 3.7 ms a decode for 0.05 % more bytes). So they are planned
-// only when they save this share over the best larger blocks: a coding that
-// decodes 1.5x slower must save at least 1 % (docs/codec.md).
+// bf16: 7.0 -> 3.7 ms a decode at one thread for 0.05 % more bytes,
+// bench/micro/decode_profile). So they are planned only when they save this
+// share over the best larger blocks: a coding that decodes 1.5x slower must
+// save at least 1 % (docs/codec.md).
 constexpr double kSmallBlockMinSaving = 0.01;
 // Order-1 blocks are tried from this size: below it the 256-row table costs
 // more than the context gains, and each block's table setup slows decoding.
